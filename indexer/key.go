@@ -1,0 +1,104 @@
+package indexer
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrEmptyName is returned by MetaNamespaceKey for an object without a name.
+var ErrEmptyName = errors.New("indexer: object has an empty name")
+
+// MetaNamespaceKey returns "namespace/name" for a namespaced object and
+// "name" for a cluster-scoped one (empty namespace), exactly client-go's
+// MetaNamespaceKeyFunc for every valid Kubernetes name.
+//
+// Names from other sources (etcd keys, file paths) may contain '/'. So that
+// two different (namespace, name) pairs never share a key, each part is
+// escaped before joining: '%' becomes "%25" and '/' becomes "%2F". Kubernetes
+// names contain neither character, so their keys are unchanged and cost no
+// allocation beyond the join. SplitKey reverses the mapping.
+func MetaNamespaceKey[T Object](obj T) (string, error) {
+	name := obj.GetName()
+	if name == "" {
+		return "", ErrEmptyName
+	}
+	return JoinKey(obj.GetNamespace(), name), nil
+}
+
+// JoinKey returns the key MetaNamespaceKey gives an object with this
+// namespace and name. The name must not be empty.
+func JoinKey(namespace, name string) string {
+	name = escape(name)
+	if namespace == "" {
+		return name
+	}
+	return escape(namespace) + "/" + name
+}
+
+// SplitKey returns the namespace and name that a key made by MetaNamespaceKey
+// or JoinKey stands for. A key with no '/' is a cluster-scoped name.
+func SplitKey(key string) (namespace, name string, err error) {
+	ns, n, found := strings.Cut(key, "/")
+	if !found {
+		ns, n = "", key
+	}
+	if n == "" || strings.Contains(n, "/") {
+		return "", "", fmt.Errorf("indexer: malformed key %q", key)
+	}
+	if namespace, err = unescape(ns); err != nil {
+		return "", "", fmt.Errorf("indexer: malformed key %q: %w", key, err)
+	}
+	if name, err = unescape(n); err != nil {
+		return "", "", fmt.Errorf("indexer: malformed key %q: %w", key, err)
+	}
+	return namespace, name, nil
+}
+
+// escape replaces '%' and '/' with their percent encodings. It returns s
+// itself when there is nothing to replace, which is always the case for
+// Kubernetes names.
+func escape(s string) string {
+	if !strings.ContainsAny(s, "%/") {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := range len(s) {
+		switch c := s[i]; c {
+		case '%':
+			b.WriteString("%25")
+		case '/':
+			b.WriteString("%2F")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+// unescape reverses escape. Only the two encodings escape produces are
+// accepted.
+func unescape(s string) (string, error) {
+	if !strings.Contains(s, "%") {
+		return s, nil
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch {
+		case strings.HasPrefix(s[i:], "%25"):
+			b.WriteByte('%')
+		case strings.HasPrefix(s[i:], "%2F"):
+			b.WriteByte('/')
+		default:
+			return "", fmt.Errorf("bad escape at byte %d", i)
+		}
+		i += 2
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,151 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// ErrExpired reports that a requested resource version is no longer
+// available from the source: too old for its history (HTTP 410 Gone in
+// Kubernetes) or newer than the source has seen. Sources wrap it, in a
+// returned error or an Error event; the reflector recognises it with
+// errors.Is and relists instead of backing off.
+var ErrExpired = errors.New("reflector: resource version expired")
+
+// ListerWatcher is a source of objects of type T: something that can list
+// its current content at a version and then stream the changes after that
+// version. Implementations must be safe for simultaneous use by multiple
+// goroutines.
+type ListerWatcher[T any] interface {
+	// List returns the source's content. With opts.Limit > 0 and a source
+	// that supports pagination, it returns at most Limit items and a
+	// Continue token for the next page.
+	List(ctx context.Context, opts ListOptions) (ListResult[T], error)
+	// Watch starts a stream of changes after opts.ResourceVersion. The
+	// stream ends when ctx ends, when Stop is called, or when the source
+	// closes it (the reflector then watches again).
+	Watch(ctx context.Context, opts WatchOptions) (Watch[T], error)
+	// Capabilities states which optional features the source implements.
+	// The reflector uses a feature only when the source declares it.
+	Capabilities() Capabilities
+}
+
+// Capabilities lists the optional features of a ListerWatcher. The zero
+// value is a minimal source: unpaginated lists, no bookmarks, no streaming
+// list, opaque resource versions.
+type Capabilities struct {
+	// Pagination reports whether List honours Limit and Continue.
+	Pagination bool
+	// Bookmarks reports whether Watch sends Bookmark events when asked to
+	// with WatchOptions.AllowBookmarks.
+	Bookmarks bool
+	// StreamingList reports whether Watch honours SendInitialEvents: it
+	// first sends an Added event for every current object and then a
+	// Bookmark with InitialEventsEnd set.
+	StreamingList bool
+	// ComparableVersions reports whether resource versions are decimal
+	// integers that grow with every change, so that two can be compared.
+	ComparableVersions bool
+}
+
+// ListOptions are the arguments of a List call.
+type ListOptions struct {
+	// ResourceVersion selects how fresh the list must be: "" asks for the
+	// most recent state, "0" accepts any state the source has at hand, and
+	// any other value asks for a state at least that new.
+	ResourceVersion string
+	// Limit caps the number of items of one page; 0 means no limit. Only
+	// sources with Capabilities.Pagination honour it.
+	Limit int64
+	// Continue is the token from the previous page, or "" for the first.
+	Continue string
+}
+
+// ListResult is one List answer: the items, the resource version the list
+// was read at, and, when more pages remain, the token for the next page.
+type ListResult[T any] struct {
+	Items           []T
+	ResourceVersion string
+	Continue        string
+}
+
+// WatchOptions are the arguments of a Watch call.
+type WatchOptions struct {
+	// ResourceVersion is the version to watch from: events strictly after
+	// it are sent. A version the source no longer has fails with an error
+	// wrapping ErrExpired, or an Error event carrying one.
+	ResourceVersion string
+	// Timeout asks the source to end the watch after this long; 0 means the
+	// source's own default.
+	Timeout time.Duration
+	// AllowBookmarks asks for Bookmark events, where the source has them.
+	AllowBookmarks bool
+	// SendInitialEvents asks for a streaming initial list, where the source
+	// has one: an Added event for every object, then a Bookmark with
+	// InitialEventsEnd set, then changes as usual.
+	SendInitialEvents bool
+}
+
+// Watch is a running stream of events.
+type Watch[T any] interface {
+	// Events returns the channel on which events arrive. The source closes
+	// it when the watch ends, for whatever reason.
+	Events() <-chan Event[T]
+	// Stop ends the watch and releases its resources. It is idempotent and
+	// safe to call from any goroutine; after Stop, Events is closed soon.
+	Stop()
+}
+
+// EventType says what an Event reports.
+type EventType uint8
+
+// The event types of a watch stream.
+const (
+	// Added reports a new object.
+	Added EventType = iota + 1
+	// Modified reports a new state of an existing object.
+	Modified
+	// Deleted reports an object's removal; Event.Object is its last state.
+	Deleted
+	// Bookmark carries only a resource version: everything up to it has
+	// been sent.
+	Bookmark
+	// Error reports a failure of the stream in Event.Err; the watch ends.
+	Error
+)
+
+// String returns the event type's name.
+func (t EventType) String() string {
+	switch t {
+	case Added:
+		return "Added"
+	case Modified:
+		return "Modified"
+	case Deleted:
+		return "Deleted"
+	case Bookmark:
+		return "Bookmark"
+	case Error:
+		return "Error"
+	}
+	return "EventType(invalid)"
+}
+
+// Event is one change in a watch stream.
+type Event[T any] struct {
+	Type EventType
+	// Object is the object's new state for Added and Modified, and its last
+	// state for Deleted. It is the zero value for Bookmark and Error.
+	Object T
+	// ResourceVersion is the version this event brings the watcher to. A
+	// Bookmark must set it; for the other types an empty value means the
+	// object's own resource version.
+	ResourceVersion string
+	// InitialEventsEnd marks, on a Bookmark, the end of a streaming
+	// initial list.
+	InitialEventsEnd bool
+	// Err is the failure an Error event reports; it wraps ErrExpired when
+	// the watched version is gone.
+	Err error
+}
