@@ -1,0 +1,72 @@
+// Package indexer provides Indexer, a thread-safe keyed store of typed
+// objects with named secondary indexes, and Lister, the read-only view a
+// controller reads its cache through.
+//
+// # Semantics
+//
+// An Indexer[T] stores at most one T per key; the key is computed by the
+// KeyFunc given to New (MetaNamespaceKey for Kubernetes objects). Add and
+// Update both store an object whether or not its key is present; Delete
+// removes whatever is stored under the object's key. Put and DeleteKey do
+// the same for callers that already computed the key, and return the
+// previous object. Replace swaps the whole content at once and rebuilds
+// every index.
+//
+// Each index maps a value to the set of keys whose objects have it, as
+// computed by an IndexFunc. An object may have several values or none.
+// Index functions must be deterministic: the Indexer does not remember an
+// object's values but computes them again from the stored object when it is
+// updated or deleted, which keeps the per-object memory below client-go's.
+// A value whose last object leaves is removed from the index. An update
+// whose values did not change does no index work.
+//
+// A KeyFunc or IndexFunc that fails makes the operation return the error
+// and leave the store exactly as it was. Asking for an index that does not
+// exist is an error wrapping ErrUnknownIndex. AddIndexers indexes the
+// objects already stored; an index name already in use is an error wrapping
+// ErrIndexExists.
+//
+// Objects are shared, not copied: the Indexer hands out the stored values,
+// and callers must not modify what they point to.
+//
+// # Concurrency
+//
+// All methods are safe for simultaneous use by multiple goroutines. No user
+// code (KeyFunc, IndexFunc, iterator bodies, Lister predicates) ever runs
+// while the Indexer's lock is held, so such code may read the Indexer, and
+// a slow function never stalls readers. Key and index functions must not
+// call the Indexer's write methods.
+//
+// Writers compute keys and index values before taking the write lock. To
+// learn the index values of the object they replace, they read it under the
+// read lock, index it without the lock, and apply the write only if the
+// object is still unchanged, retrying otherwise; concurrent writers to
+// different keys almost never retry. AddIndexers holds off writers (not
+// readers) while it indexes the stored objects.
+//
+// Objects live in a dense array of fixed-size chunks. List, ListKeys, All
+// and Keys take the read lock only to copy a chunk table header: they then
+// walk a snapshot that later writes cannot change, because a writer copies
+// a chunk (128 entries) before changing it if a snapshot may still read it.
+// Reads of any size therefore hold the lock for constant time, and writers
+// keep their speed under a stream of full listings. ByIndex and Index copy
+// their matching objects under the read lock, in time proportional to their
+// number.
+//
+// # Differences from client-go
+//
+//   - Typed: no interface{} and no type assertions; Lister.Get and
+//     NamespaceLister.Get return T.
+//   - A failing KeyFunc or IndexFunc returns an error and changes nothing;
+//     client-go panics inside the store and may leave it half updated.
+//   - Index functions never run under the lock, and full listings hold the
+//     lock for constant time instead of walking the map under it.
+//   - An Indexer is not a Store with a resource version: there is no
+//     Resync, Bookmark or LastStoreSyncResourceVersion.
+//   - Put and DeleteKey return the previous object, so an informer learns
+//     it with one store operation.
+//   - IndexKeys and ListIndexFuncValues return sorted slices.
+//   - Lister.Namespace("") selects cluster-scoped objects; client-go's
+//     NamespaceAll ("") means every namespace. Use the Lister itself to read
+//     every namespace.
+package indexer

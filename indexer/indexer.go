@@ -1,0 +1,97 @@
+package indexer
+
+import (
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// Indexer is a thread-safe store of objects of type T, keyed by a KeyFunc,
+// with any number of named secondary indexes. See the package documentation
+// for its semantics and concurrency guarantees.
+//
+// An Indexer is safe for simultaneous use by multiple goroutines. The zero
+// value is not usable; call New.
+type Indexer[T any] struct {
+	keyFunc KeyFunc[T]
+
+	// gate orders writers against AddIndexers: single writes and Replace
+	// hold it shared while they run user code, AddIndexers holds it
+	// exclusively while it indexes the existing objects. Readers never take
+	// it.
+	gate sync.RWMutex
+
+	// indexes is the current set of index functions. It changes only under
+	// both gate and mu held exclusively.
+	indexes atomic.Pointer[indexSet[T]]
+
+	// shared reports whether a snapshot of t was taken since the last
+	// write. Snapshots set it under the read lock; writers clear it under
+	// the write lock, opening a new copy-on-write epoch.
+	shared atomic.Bool
+
+	mu sync.RWMutex
+	t  table[T] // guarded by mu
+	// indices[i] holds index i of indexes; guarded by mu.
+	indices []index
+}
+
+// New returns an empty Indexer that stores objects under the keys keyFunc
+// computes and maintains the given indexes. It panics if keyFunc or any
+// index function is nil.
+func New[T any](keyFunc KeyFunc[T], indexers Indexers[T]) *Indexer[T] {
+	if keyFunc == nil {
+		panic("indexer: New called with a nil KeyFunc")
+	}
+	if err := checkIndexers(indexers); err != nil {
+		panic(err.Error())
+	}
+	x := &Indexer[T]{keyFunc: keyFunc, t: newTable[T](0)}
+	set := new(indexSet[T]).with(indexers)
+	x.indexes.Store(set)
+	x.indices = make([]index, len(set.funcs))
+	for i := range x.indices {
+		x.indices[i] = index{}
+	}
+	return x
+}
+
+// checkIndexers rejects nil index functions.
+func checkIndexers[T any](indexers Indexers[T]) error {
+	for name, f := range indexers {
+		if f == nil {
+			return fmt.Errorf("indexer: index %q has a nil IndexFunc", name)
+		}
+	}
+	return nil
+}
+
+// key computes the key of obj, wrapping the KeyFunc's error.
+func (x *Indexer[T]) key(obj T) (string, error) {
+	key, err := x.keyFunc(obj)
+	if err != nil {
+		return "", fmt.Errorf("indexer: computing key: %w", err)
+	}
+	return key, nil
+}
+
+// snapshot returns a view of the current entries that stays valid, and
+// unchanged, without the lock.
+func (x *Indexer[T]) snapshot() snapshot[T] {
+	x.mu.RLock()
+	s := x.t.snapshot()
+	if !x.shared.Load() {
+		x.shared.Store(true)
+	}
+	x.mu.RUnlock()
+	return s
+}
+
+// beginLocked starts a write under the write lock.
+func (x *Indexer[T]) beginLocked() {
+	shared := x.shared.Load()
+	if shared {
+		x.shared.Store(false)
+	}
+	x.t.begin(shared)
+}

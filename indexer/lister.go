@@ -1,0 +1,133 @@
+package indexer
+
+import (
+	"iter"
+	"strings"
+)
+
+// Lister is a typed, read-only view of an Indexer whose objects are keyed
+// by MetaNamespaceKey. It is what a controller reads the cache through.
+//
+// A Lister is a small value; copies share the Indexer. It is safe for
+// simultaneous use by multiple goroutines. Returned objects are the stored
+// ones, not copies: callers must not modify them.
+type Lister[T Object] struct {
+	idx *Indexer[T]
+}
+
+// NewLister returns a Lister reading idx, which must key its objects with
+// MetaNamespaceKey (Get looks objects up by that key).
+func NewLister[T Object](idx *Indexer[T]) Lister[T] {
+	return Lister[T]{idx: idx}
+}
+
+// Get returns the object with the given namespace and name; namespace is
+// empty for cluster-scoped objects. It does not allocate for keys up to
+// 128 bytes.
+func (l Lister[T]) Get(namespace, name string) (T, bool) {
+	return l.idx.getNamespaced(namespace, name)
+}
+
+// List returns every object, in no particular order. Like Indexer.List it
+// copies a snapshot without holding the lock.
+func (l Lister[T]) List() []T {
+	return l.idx.List()
+}
+
+// All returns an iterator over every object, walking a snapshot with no
+// lock held during yield (see Indexer.All).
+func (l Lister[T]) All() iter.Seq[T] {
+	return func(yield func(T) bool) {
+		for _, obj := range l.idx.All() {
+			if !yield(obj) {
+				return
+			}
+		}
+	}
+}
+
+// Select returns the objects for which match reports true, in no
+// particular order. match runs on a snapshot with no lock held.
+func (l Lister[T]) Select(match func(T) bool) []T {
+	var out []T
+	for _, obj := range l.idx.All() {
+		if match(obj) {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// Namespace returns a view of the objects in one namespace. The empty
+// namespace selects the cluster-scoped objects, not every namespace (use the
+// Lister itself for that).
+func (l Lister[T]) Namespace(namespace string) NamespaceLister[T] {
+	return NamespaceLister[T]{idx: l.idx, namespace: namespace}
+}
+
+// NamespaceLister is a Lister scoped to one namespace. It lists through
+// NamespaceIndex when the Indexer has it, and otherwise filters every
+// object by its namespace.
+type NamespaceLister[T Object] struct {
+	idx       *Indexer[T]
+	namespace string
+}
+
+// Get returns the object with the given name in the lister's namespace.
+func (l NamespaceLister[T]) Get(name string) (T, bool) {
+	return l.idx.getNamespaced(l.namespace, name)
+}
+
+// List returns the objects in the lister's namespace, in no particular
+// order.
+func (l NamespaceLister[T]) List() []T {
+	return l.Select(nil)
+}
+
+// Select returns the objects in the lister's namespace for which match
+// reports true, in no particular order; a nil match selects all of them.
+// match runs with no lock held.
+func (l NamespaceLister[T]) Select(match func(T) bool) []T {
+	if objs, err := l.idx.ByIndex(NamespaceIndex, l.namespace); err == nil {
+		if match == nil {
+			return objs
+		}
+		out := objs[:0]
+		for _, obj := range objs {
+			if match(obj) {
+				out = append(out, obj)
+			}
+		}
+		clear(objs[len(out):])
+		return out
+	}
+	var out []T
+	for _, obj := range l.idx.All() {
+		if obj.GetNamespace() == l.namespace && (match == nil || match(obj)) {
+			out = append(out, obj)
+		}
+	}
+	return out
+}
+
+// maxStackKey is the longest key getNamespaced builds without allocating.
+const maxStackKey = 128
+
+// getNamespaced returns the object stored under JoinKey(namespace, name),
+// building the key on the stack when it needs no escaping.
+func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
+	if namespace == "" || len(namespace)+1+len(name) > maxStackKey ||
+		strings.ContainsAny(namespace, "%/") || strings.ContainsAny(name, "%/") {
+		return x.GetByKey(JoinKey(namespace, name))
+	}
+	var buf [maxStackKey]byte
+	key := append(append(append(buf[:0], namespace...), '/'), name...)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	i, ok := x.t.pos[string(key)]
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return x.t.at(int(i)).obj, true
+}

@@ -1,0 +1,168 @@
+package indexer
+
+import (
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+)
+
+// Get returns the object stored under obj's key. It fails only if the
+// KeyFunc does.
+func (x *Indexer[T]) Get(obj T) (T, bool, error) {
+	key, err := x.key(obj)
+	if err != nil {
+		var zero T
+		return zero, false, err
+	}
+	got, ok := x.GetByKey(key)
+	return got, ok, nil
+}
+
+// GetByKey returns the object stored under key. It does not allocate.
+func (x *Indexer[T]) GetByKey(key string) (T, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	i, ok := x.t.pos[key]
+	if !ok {
+		var zero T
+		return zero, false
+	}
+	return x.t.at(int(i)).obj, true
+}
+
+// Len returns the number of stored objects.
+func (x *Indexer[T]) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.t.n
+}
+
+// List returns the stored objects, in no particular order. It copies a
+// snapshot: the read lock is held only to take the snapshot, in constant
+// time, and writers proceed while List fills the slice.
+func (x *Indexer[T]) List() []T {
+	s := x.snapshot()
+	out := make([]T, s.n)
+	for i := range out {
+		out[i] = s.at(i).obj
+	}
+	return out
+}
+
+// ListKeys returns the keys of the stored objects, in no particular order,
+// from a snapshot like List.
+func (x *Indexer[T]) ListKeys() []string {
+	s := x.snapshot()
+	out := make([]string, s.n)
+	for i := range out {
+		out[i] = s.at(i).key
+	}
+	return out
+}
+
+// All returns an iterator over the keys and objects stored when the
+// iteration starts, in no particular order. It walks a snapshot: writes
+// made during the iteration are not seen, no lock is held while yield runs,
+// and yield may call any method of the Indexer, writes included. Taking the
+// snapshot costs constant time; the walk does not allocate.
+func (x *Indexer[T]) All() iter.Seq2[string, T] {
+	return func(yield func(string, T) bool) {
+		s := x.snapshot()
+		for i := range s.n {
+			e := s.at(i)
+			if !yield(e.key, e.obj) {
+				return
+			}
+		}
+	}
+}
+
+// Keys returns an iterator over the keys stored when the iteration starts,
+// walking a snapshot like All.
+func (x *Indexer[T]) Keys() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		s := x.snapshot()
+		for i := range s.n {
+			if !yield(s.at(i).key) {
+				return
+			}
+		}
+	}
+}
+
+// Index returns the stored objects that share at least one value of the
+// named index with obj, each once, in no particular order. The index
+// function runs on obj before the lock is taken.
+func (x *Indexer[T]) Index(indexName string, obj T) ([]T, error) {
+	set := x.indexes.Load()
+	i, err := set.lookup(indexName)
+	if err != nil {
+		return nil, err
+	}
+	values, err := set.funcs[i](obj)
+	if err != nil {
+		return nil, fmt.Errorf("indexer: index %q: %w", indexName, err)
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	ix := x.indices[i]
+	if len(values) == 1 {
+		return x.objectsLocked(ix[values[0]]), nil
+	}
+	keys := make(map[string]struct{})
+	for _, v := range values {
+		maps.Copy(keys, ix[v])
+	}
+	return x.objectsLocked(keys), nil
+}
+
+// ByIndex returns the stored objects whose named index includes value, in
+// no particular order. It holds the read lock while it copies them, for
+// time proportional to their number.
+func (x *Indexer[T]) ByIndex(indexName, value string) ([]T, error) {
+	i, err := x.indexes.Load().lookup(indexName)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.objectsLocked(x.indices[i][value]), nil
+}
+
+// objectsLocked returns the objects stored under keys.
+func (x *Indexer[T]) objectsLocked(keys map[string]struct{}) []T {
+	out := make([]T, 0, len(keys))
+	for k := range keys {
+		out = append(out, x.t.at(int(x.t.pos[k])).obj)
+	}
+	return out
+}
+
+// IndexKeys returns the sorted keys of the stored objects whose named index
+// includes value.
+func (x *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
+	i, err := x.indexes.Load().lookup(indexName)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.RLock()
+	keys := slices.AppendSeq(make([]string, 0, len(x.indices[i][value])), maps.Keys(x.indices[i][value]))
+	x.mu.RUnlock()
+	slices.Sort(keys)
+	return keys, nil
+}
+
+// ListIndexFuncValues returns, sorted, every value of the named index that
+// at least one stored object has.
+func (x *Indexer[T]) ListIndexFuncValues(indexName string) ([]string, error) {
+	i, err := x.indexes.Load().lookup(indexName)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.RLock()
+	values := slices.AppendSeq(make([]string, 0, len(x.indices[i])), maps.Keys(x.indices[i]))
+	x.mu.RUnlock()
+	slices.Sort(values)
+	return values, nil
+}

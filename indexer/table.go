@@ -1,0 +1,186 @@
+package indexer
+
+import "slices"
+
+// chunkBits sets the number of entries per chunk (128). A write after a
+// snapshot copies at most two chunks, so the chunk size bounds the cost a
+// snapshot imposes on writers; larger chunks make copies dearer, smaller
+// ones make the chunk pointer slice longer.
+const (
+	chunkBits = 7
+	chunkLen  = 1 << chunkBits
+	chunkMask = chunkLen - 1
+)
+
+// entry is one stored object with the key it is stored under.
+type entry[T any] struct {
+	key string
+	obj T
+}
+
+// chunk is a fixed-size block of the dense entry array.
+type chunk[T any] struct {
+	entries [chunkLen]entry[T]
+	// epoch is the table epoch in which this chunk was allocated. A chunk
+	// from an earlier epoch may be referenced by a snapshot and must be
+	// copied before it is changed.
+	epoch uint64
+	// ver is the table sequence number of the write that last changed the
+	// chunk. Writers use it to learn, without running user code under the
+	// lock, that an entry they read earlier has not changed since.
+	ver uint64
+}
+
+// table is the dense storage of an Indexer: entries 0..n-1 live in
+// chunks[i>>chunkBits].entries[i&chunkMask], and pos maps each key to its
+// entry. Deleting swaps the last entry into the hole, so the entries stay
+// dense and a walk never meets a gap.
+//
+// Snapshots share chunks with the table instead of copying entries. The
+// table never changes a chunk or the chunks backing array that a snapshot
+// may still read: such chunks carry an epoch older than the table's, and the
+// table copies them before writing (copy-on-write). Every method needs the
+// Indexer's write lock, except at, snapshot and lookup, which need the read
+// lock.
+type table[T any] struct {
+	pos    map[string]int32
+	chunks []*chunk[T]
+	n      int
+	// epoch advances when a write follows a snapshot: everything allocated
+	// in an earlier epoch may be shared with that snapshot.
+	epoch uint64
+	// chunksEpoch is the epoch in which the chunks backing array was
+	// allocated.
+	chunksEpoch uint64
+	// seq counts writes; see chunk.ver.
+	seq uint64
+}
+
+func newTable[T any](size int) table[T] {
+	return table[T]{pos: make(map[string]int32, size)}
+}
+
+// at returns the entry at position i.
+func (t *table[T]) at(i int) *entry[T] {
+	return &t.chunks[i>>chunkBits].entries[i&chunkMask]
+}
+
+// lookup returns the position of key and the version of its chunk.
+func (t *table[T]) lookup(key string) (p int, ver uint64, ok bool) {
+	i, ok := t.pos[key]
+	if !ok {
+		return 0, 0, false
+	}
+	return int(i), t.chunks[i>>chunkBits].ver, true
+}
+
+// unchanged reports whether key is still where lookup found it (or still
+// absent) and its chunk has not been written since.
+func (t *table[T]) unchanged(key string, p int, ver uint64, existed bool) bool {
+	q, v, ok := t.lookup(key)
+	return ok == existed && (!ok || q == p && v == ver)
+}
+
+// begin starts a write. shared reports whether a snapshot was taken since
+// the previous write, which opens a new epoch.
+func (t *table[T]) begin(shared bool) {
+	t.seq++
+	if shared {
+		t.epoch++
+	}
+}
+
+// writableChunks makes the chunks backing array private to the table.
+func (t *table[T]) writableChunks() {
+	if t.chunksEpoch != t.epoch {
+		t.chunks = slices.Clone(t.chunks)
+		t.chunksEpoch = t.epoch
+	}
+}
+
+// writable returns chunk ci ready to be changed, copying it first if a
+// snapshot may share it, and stamps it with the current write.
+func (t *table[T]) writable(ci int) *chunk[T] {
+	c := t.chunks[ci]
+	if c.epoch != t.epoch {
+		t.writableChunks()
+		cp := *c
+		cp.epoch = t.epoch
+		c = &cp
+		t.chunks[ci] = c
+	}
+	c.ver = t.seq
+	return c
+}
+
+// put stores obj under key and returns the object it replaced.
+func (t *table[T]) put(key string, obj T) (old T, existed bool) {
+	if i, ok := t.pos[key]; ok {
+		e := &t.writable(int(i) >> chunkBits).entries[i&chunkMask]
+		old, e.obj = e.obj, obj
+		return old, true
+	}
+	t.append(key, obj)
+	return old, false
+}
+
+// append stores a new entry at the end.
+func (t *table[T]) append(key string, obj T) {
+	p := t.n
+	ci := p >> chunkBits
+	if ci == len(t.chunks) {
+		// Snapshots read only positions below their length, and the table
+		// never shrinks a shared backing array in place, so appending a
+		// pointer does not touch anything a snapshot reads.
+		grown := cap(t.chunks) == len(t.chunks)
+		t.chunks = append(t.chunks, &chunk[T]{epoch: t.epoch})
+		if grown {
+			t.chunksEpoch = t.epoch
+		}
+	}
+	t.writable(ci).entries[p&chunkMask] = entry[T]{key: key, obj: obj}
+	t.pos[key] = int32(p)
+	t.n++
+}
+
+// remove deletes the entry at position p, moving the last entry into the
+// hole, and returns the removed object.
+func (t *table[T]) remove(p int) T {
+	last := t.n - 1
+	e := t.at(p)
+	key, obj := e.key, e.obj
+	if p != last {
+		moved := *t.at(last)
+		t.writable(p>>chunkBits).entries[p&chunkMask] = moved
+		t.pos[moved.key] = int32(p)
+	}
+	t.writable(last>>chunkBits).entries[last&chunkMask] = entry[T]{}
+	delete(t.pos, key)
+	t.n = last
+	// Keep at most one empty chunk at the end, so that a store hovering
+	// around a chunk boundary does not allocate on every write.
+	if keep := t.n>>chunkBits + 1; len(t.chunks) > keep+1 {
+		t.writableChunks()
+		clear(t.chunks[keep:])
+		t.chunks = t.chunks[:keep]
+	}
+	return obj
+}
+
+// snapshot is a read-only view of the table at one instant. It stays valid
+// and unchanged after the lock is released.
+type snapshot[T any] struct {
+	chunks []*chunk[T]
+	n      int
+}
+
+// snapshot returns a view of the current entries. The caller must mark the
+// view as shared (Indexer.shared) before releasing the read lock.
+func (t *table[T]) snapshot() snapshot[T] {
+	return snapshot[T]{chunks: t.chunks, n: t.n}
+}
+
+// at returns the entry at position i.
+func (s snapshot[T]) at(i int) *entry[T] {
+	return &s.chunks[i>>chunkBits].entries[i&chunkMask]
+}

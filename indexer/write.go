@@ -1,0 +1,242 @@
+package indexer
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+)
+
+// inlineIndexes is how many indexes' values a write keeps on the stack.
+const inlineIndexes = 4
+
+// Add stores obj under its key, replacing any object already stored there.
+// It is the same operation as Update; both names exist because callers
+// think in events. If the KeyFunc or an IndexFunc fails, Add returns the
+// error and changes nothing.
+func (x *Indexer[T]) Add(obj T) error {
+	key, err := x.key(obj)
+	if err != nil {
+		return err
+	}
+	_, _, err = x.Put(key, obj)
+	return err
+}
+
+// Update stores obj under its key, adding it if it is absent. See Add.
+func (x *Indexer[T]) Update(obj T) error {
+	return x.Add(obj)
+}
+
+// Delete removes the object stored under obj's key, if any. Only the key of
+// obj matters, not its content. If the KeyFunc or an IndexFunc fails,
+// Delete returns the error and changes nothing.
+func (x *Indexer[T]) Delete(obj T) error {
+	key, err := x.key(obj)
+	if err != nil {
+		return err
+	}
+	_, _, err = x.DeleteKey(key)
+	return err
+}
+
+// Put stores obj under key, which the caller has computed with the
+// Indexer's KeyFunc, and returns the object it replaced. It lets a caller
+// that already has the key (an informer processing a delta) avoid computing
+// it again, and learn the previous object in the same operation.
+//
+// Put computes obj's index values, and those of the object it replaces,
+// without holding the lock: it reads the stored object, indexes it, and
+// applies the write only if that object is still the one stored, retrying
+// otherwise. If an IndexFunc fails, Put returns the error and changes
+// nothing.
+func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
+	x.gate.RLock()
+	defer x.gate.RUnlock()
+	set := x.indexes.Load()
+	var newBuf, oldBuf [inlineIndexes][]string
+	newVals, err := set.values(newBuf[:0], 0, key, obj)
+	if err != nil {
+		return old, false, err
+	}
+	if len(set.funcs) == 0 {
+		x.mu.Lock()
+		x.beginLocked()
+		old, existed = x.t.put(key, obj)
+		x.mu.Unlock()
+		return old, existed, nil
+	}
+	for {
+		cur, p, ver, ok := x.read(key)
+		oldVals := oldBuf[:0]
+		if ok {
+			if oldVals, err = set.values(oldVals, 0, key, cur); err != nil {
+				return old, false, err
+			}
+		}
+		x.mu.Lock()
+		if x.t.unchanged(key, p, ver, ok) {
+			x.beginLocked()
+			x.t.put(key, obj)
+			for i, ix := range x.indices {
+				var o []string
+				if ok {
+					o = oldVals[i]
+				}
+				ix.update(key, o, newVals[i])
+			}
+			x.mu.Unlock()
+			return cur, ok, nil
+		}
+		x.mu.Unlock()
+	}
+}
+
+// DeleteKey removes the object stored under key and returns it. If an
+// IndexFunc fails on the stored object, DeleteKey returns the error and
+// changes nothing.
+func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
+	x.gate.RLock()
+	defer x.gate.RUnlock()
+	set := x.indexes.Load()
+	if len(set.funcs) == 0 {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		p, _, ok := x.t.lookup(key)
+		if !ok {
+			return old, false, nil
+		}
+		x.beginLocked()
+		return x.t.remove(p), true, nil
+	}
+	var oldBuf [inlineIndexes][]string
+	for {
+		cur, p, ver, ok := x.read(key)
+		if !ok {
+			return old, false, nil
+		}
+		oldVals, err := set.values(oldBuf[:0], 0, key, cur)
+		if err != nil {
+			return old, false, err
+		}
+		x.mu.Lock()
+		if x.t.unchanged(key, p, ver, true) {
+			x.beginLocked()
+			x.t.remove(p)
+			for i, ix := range x.indices {
+				ix.update(key, oldVals[i], nil)
+			}
+			x.mu.Unlock()
+			return cur, true, nil
+		}
+		x.mu.Unlock()
+	}
+}
+
+// read returns the object stored under key with what Put and DeleteKey
+// need to check later, under the write lock, that it has not changed.
+func (x *Indexer[T]) read(key string) (obj T, p int, ver uint64, ok bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	p, ver, ok = x.t.lookup(key)
+	if ok {
+		obj = x.t.at(p).obj
+	}
+	return obj, p, ver, ok
+}
+
+// Replace atomically replaces the whole content of the Indexer with objs
+// and rebuilds every index. When two objects share a key, the later one
+// wins. Everything is computed before the swap, without the lock; if the
+// KeyFunc or an IndexFunc fails, Replace returns the error and changes
+// nothing.
+func (x *Indexer[T]) Replace(objs []T) error {
+	x.gate.RLock()
+	defer x.gate.RUnlock()
+	set := x.indexes.Load()
+	t := newTable[T](len(objs))
+	for _, obj := range objs {
+		key, err := x.key(obj)
+		if err != nil {
+			return err
+		}
+		t.put(key, obj)
+	}
+	indices := make([]index, len(set.funcs))
+	for i := range indices {
+		indices[i] = index{}
+	}
+	if err := indexAll(indices, set, 0, t.snapshot()); err != nil {
+		return err
+	}
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.beginLocked()
+	t.epoch, t.chunksEpoch, t.seq = x.t.epoch, x.t.epoch, x.t.seq
+	for _, c := range t.chunks {
+		c.epoch, c.ver = t.epoch, t.seq
+	}
+	x.t = t
+	x.indices = indices
+	return nil
+}
+
+// indexAll adds every entry of s to dst[i-from] for each index i >= from
+// of set. It runs user code and must not be called under the lock.
+func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) error {
+	if from == len(set.funcs) {
+		return nil
+	}
+	var vals [][]string
+	for i := range s.n {
+		e := s.at(i)
+		var err error
+		if vals, err = set.values(vals[:0], from, e.key, e.obj); err != nil {
+			return err
+		}
+		for j, vs := range vals {
+			for _, v := range vs {
+				dst[j].add(v, e.key)
+			}
+		}
+	}
+	return nil
+}
+
+// AddIndexers adds indexes, indexing every object already stored. A name
+// that is already in use is an error wrapping ErrIndexExists, and a nil
+// IndexFunc is an error too; in both cases, and if an IndexFunc fails,
+// nothing changes.
+//
+// AddIndexers waits for writes in progress and holds off new ones while it
+// indexes the stored objects; readers are not held off.
+func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
+	if err := checkIndexers(indexers); err != nil {
+		return err
+	}
+	if len(indexers) == 0 {
+		return nil
+	}
+	x.gate.Lock()
+	defer x.gate.Unlock()
+	cur := x.indexes.Load()
+	for _, name := range slices.Sorted(maps.Keys(indexers)) {
+		if _, ok := cur.byName[name]; ok {
+			return fmt.Errorf("%w: %q", ErrIndexExists, name)
+		}
+	}
+	set := cur.with(indexers)
+	added := make([]index, len(indexers))
+	for i := range added {
+		added[i] = index{}
+	}
+	if err := indexAll(added, set, len(cur.funcs), x.snapshot()); err != nil {
+		return err
+	}
+
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.indices = append(x.indices, added...)
+	x.indexes.Store(set)
+	return nil
+}
