@@ -1,0 +1,88 @@
+// Package queue provides typed work queues for controllers: a [Queue] that
+// never hands one item to two workers at once, a [TypedDelayingQueue] that
+// adds items after a delay, and a [TypedRateLimitingQueue] that retries
+// failed items with per-item backoff, plus the rate limiters of client-go's
+// workqueue and a worker loop, [TypedRateLimitingQueue.Run].
+//
+// The names follow client-go's typed workqueue (k8s.io/client-go/util/workqueue)
+// so that moving a controller over is mechanical, but constructors return
+// concrete types, blocking calls take a context, and items are of any
+// comparable type K with no boxing.
+//
+// # Semantics
+//
+// An item is in at most one of these states, plus possibly a pending delayed
+// add:
+//
+//   - queued: waiting for a worker. Adding a queued item again does nothing,
+//     so duplicates collapse; otherwise items are handed out in the order
+//     they were queued.
+//   - processing: handed out by Get and not yet marked Done. Get never hands
+//     out an item that is processing. Adding it marks it dirty: it is queued
+//     again, at the back, when Done is called, so it runs once more and
+//     never concurrently with itself.
+//
+// A pending delayed add ([TypedDelayingQueue.AddAfter]) queues the item when
+// its delay ends. Each item has at most one: the earliest ready time wins,
+// AddAfter of a queued item does nothing (it will run sooner anyway), and Add
+// (or AddAfter with d <= 0) of an item with a pending delayed add queues it
+// now and withdraws the delayed add, so it runs once.
+// [TypedDelayingQueue.CancelAfter] withdraws a pending delayed add.
+//
+// [Queue.Len] counts queued items that are not processing. After
+// [Queue.ShutDown], Add and AddAfter do nothing and pending delayed adds are
+// dropped, but Get keeps handing out the queued items, including dirty ones,
+// until none is left; then it returns [ErrShutDown].
+// [Queue.ShutDownWithDrain] shuts down the same way and waits until every
+// queued item has been handed out and marked Done.
+//
+// Invalid arguments never hang: a delay <= 0 means now, a delay too large to
+// represent means never, negative limiter durations are treated as 0, a nil
+// limiter means [DefaultTypedControllerRateLimiter], and Run rejects a worker
+// count below 1 with an error.
+//
+// # Concurrency
+//
+// All queue methods are safe for simultaneous use by multiple goroutines;
+// one mutex guards each queue. Get, ShutDownWithDrain and Run block and
+// return when their context ends, leaving the queue unchanged. Delayed adds
+// are driven by a single [time.AfterFunc] timer, reset to the earliest ready
+// time, so a queue owns no goroutine and needs no Close; an item is handed
+// out as soon as its delay ends and a worker is free. Run owns its worker
+// goroutines and returns only after they have exited.
+//
+// Rate limiters, metric hooks and the function given to Run are never called
+// with the queue's lock held. The built-in limiters are safe for
+// simultaneous use.
+//
+// Costs, measured on 2 cores against client-go v0.37 in the same run: an
+// Add, Get and Done cycle about 70ns and no allocation (client-go 194ns);
+// AddRateLimited with the default limiter about 0.3µs and at most one
+// allocation.
+//
+// # Differences from client-go
+//
+//   - Add, or AddAfter with d <= 0, of an item with a pending delayed add
+//     supersedes the delayed add: the item runs once. client-go runs it now
+//     and again when the delay ends (kubernetes/kubernetes#126027).
+//   - AddAfter of an item that is already queued does nothing; client-go
+//     queues it a second time after the delay.
+//   - A pending delayed add can be withdrawn with CancelAfter.
+//   - ShutDownWithDrain waits for queued items too, not only for those being
+//     processed (client-go may return with items still queued,
+//     kubernetes/kubernetes#141079), takes a context to bound the wait, and
+//     items added while processing before the shutdown still run. Get
+//     returns ErrShutDown only when no dirty item is left to come back.
+//   - Get takes a context; Done of an item that is not processing does
+//     nothing (client-go would queue it a second time if it was queued).
+//   - Delayed adds use a timer reset to the earliest ready time instead of a
+//     goroutine with a 10s heartbeat and a 1000-entry add channel, so items
+//     are handed out on time and AddAfter never blocks.
+//   - Metrics are enabled per queue through [Options.Metrics]; there is no
+//     global provider and no name requirement. Depth, unfinished work and
+//     the longest running processor are read when collected
+//     ([MetricsSnapshot]) instead of being pushed every 500ms, so a queue
+//     starts no goroutine for them.
+//   - There is no pluggable ordering (TypedQueueConfig.Queue) and no
+//     injected clock; tests use testing/synctest.
+package queue

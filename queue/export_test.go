@@ -1,0 +1,20 @@
+package queue
+
+// State is a count of a queue's internal states, for tests.
+type State struct {
+	Ready, Dirty, Processing, Waiting, Slots int
+}
+
+// State returns the queue's internal counts.
+func (q *Queue[K]) State() State {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	st := State{Ready: q.ready.Len(), Dirty: q.dirty, Processing: q.processing, Slots: len(q.items)}
+	if q.waiting != nil {
+		st.Waiting = q.waiting.Len()
+	}
+	return st
+}
+
+// Exponential exposes the backoff computation.
+var Exponential = exponential

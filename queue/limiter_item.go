@@ -1,0 +1,112 @@
+package queue
+
+import (
+	"sync"
+	"time"
+)
+
+// TypedItemExponentialFailureRateLimiter delays each item twice as long as
+// the previous time, from a base delay up to a maximum: the n-th When for an
+// item since it was last forgotten returns base·2^(n-1), capped. It is safe
+// for simultaneous use by multiple goroutines.
+type TypedItemExponentialFailureRateLimiter[K comparable] struct {
+	mu       sync.Mutex
+	failures map[K]int // When calls per item since its last Forget
+
+	baseDelay time.Duration
+	maxDelay  time.Duration
+}
+
+// NewTypedItemExponentialFailureRateLimiter returns an exponential limiter
+// from baseDelay to maxDelay. Negative durations are treated as 0; a
+// maxDelay below baseDelay caps every delay at maxDelay.
+func NewTypedItemExponentialFailureRateLimiter[K comparable](baseDelay, maxDelay time.Duration) *TypedItemExponentialFailureRateLimiter[K] {
+	return &TypedItemExponentialFailureRateLimiter[K]{
+		failures:  make(map[K]int),
+		baseDelay: max(baseDelay, 0),
+		maxDelay:  max(maxDelay, 0),
+	}
+}
+
+// When records a failure of item and returns its backoff.
+func (r *TypedItemExponentialFailureRateLimiter[K]) When(item K) time.Duration {
+	r.mu.Lock()
+	n := r.failures[item]
+	r.failures[item] = n + 1
+	r.mu.Unlock()
+	return exponential(r.baseDelay, r.maxDelay, n)
+}
+
+// exponential returns min(base·2^n, limit) without overflowing.
+func exponential(base, limit time.Duration, n int) time.Duration {
+	if base == 0 {
+		return 0
+	}
+	if n >= 63 || base > limit>>n {
+		return limit
+	}
+	return base << n
+}
+
+// Forget clears the failures of item.
+func (r *TypedItemExponentialFailureRateLimiter[K]) Forget(item K) {
+	r.mu.Lock()
+	delete(r.failures, item)
+	r.mu.Unlock()
+}
+
+// NumRequeues returns the failures of item since it was last forgotten.
+func (r *TypedItemExponentialFailureRateLimiter[K]) NumRequeues(item K) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[item]
+}
+
+// TypedItemFastSlowRateLimiter retries each item quickly a few times, then
+// slowly: its first maxFastAttempts delays are fastDelay, the following ones
+// slowDelay. It is safe for simultaneous use by multiple goroutines.
+type TypedItemFastSlowRateLimiter[K comparable] struct {
+	mu       sync.Mutex
+	failures map[K]int // When calls per item since its last Forget
+
+	fastDelay       time.Duration
+	slowDelay       time.Duration
+	maxFastAttempts int
+}
+
+// NewTypedItemFastSlowRateLimiter returns a fast-slow limiter. Negative
+// durations and a negative maxFastAttempts are treated as 0.
+func NewTypedItemFastSlowRateLimiter[K comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) *TypedItemFastSlowRateLimiter[K] {
+	return &TypedItemFastSlowRateLimiter[K]{
+		failures:        make(map[K]int),
+		fastDelay:       max(fastDelay, 0),
+		slowDelay:       max(slowDelay, 0),
+		maxFastAttempts: max(maxFastAttempts, 0),
+	}
+}
+
+// When records a failure of item and returns its delay.
+func (r *TypedItemFastSlowRateLimiter[K]) When(item K) time.Duration {
+	r.mu.Lock()
+	n := r.failures[item] + 1
+	r.failures[item] = n
+	r.mu.Unlock()
+	if n <= r.maxFastAttempts {
+		return r.fastDelay
+	}
+	return r.slowDelay
+}
+
+// Forget clears the failures of item.
+func (r *TypedItemFastSlowRateLimiter[K]) Forget(item K) {
+	r.mu.Lock()
+	delete(r.failures, item)
+	r.mu.Unlock()
+}
+
+// NumRequeues returns the failures of item since it was last forgotten.
+func (r *TypedItemFastSlowRateLimiter[K]) NumRequeues(item K) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failures[item]
+}

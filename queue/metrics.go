@@ -1,0 +1,99 @@
+package queue
+
+import "time"
+
+// MetricsProvider creates the metrics of queues. A queue whose
+// [Options.Metrics] is set calls NewQueueMetrics once, from its constructor.
+//
+// The measurements map onto client-go's workqueue metrics as follows:
+// adds is the number of [QueueMetrics.Added] calls, latency is the duration
+// passed to [QueueMetrics.Started], work duration the one passed to
+// [QueueMetrics.Finished], retries the number of [QueueMetrics.Retried]
+// calls, and depth, unfinished work and longest running processor are read
+// from [MetricsSnapshot] when the metrics are collected.
+type MetricsProvider interface {
+	// NewQueueMetrics returns the recorder for the queue called name.
+	// snapshot returns the queue's current gauges; it is safe to call from
+	// any goroutine at any time, costs one lock acquisition plus a walk over
+	// the items being processed, and must not be called from within a
+	// QueueMetrics method.
+	NewQueueMetrics(name string, snapshot func() MetricsSnapshot) QueueMetrics
+}
+
+// QueueMetrics records the events of one queue. The queue calls its methods
+// after releasing its lock, possibly from many goroutines at once, so
+// implementations must be safe for simultaneous use and should be cheap:
+// they run on every Add, Get and Done.
+type QueueMetrics interface {
+	// Added is called each time an item that was not queued becomes queued,
+	// including by a delayed add that comes due.
+	Added()
+	// Started is called each time Get hands out an item, with the time the
+	// item spent queued.
+	Started(queued time.Duration)
+	// Finished is called each time Done ends the processing of an item, with
+	// the time since Get handed it out.
+	Finished(worked time.Duration)
+	// Retried is called for every AddAfter and AddRateLimited made before
+	// shutdown, whatever their delay.
+	Retried()
+}
+
+// MetricsSnapshot holds a queue's gauges at one instant.
+type MetricsSnapshot struct {
+	// Depth is the number of items queued: ready for a worker, or added again
+	// while a worker holds them.
+	Depth int
+	// Processing is the number of items handed out by Get and not yet Done.
+	Processing int
+	// UnfinishedWork is the sum, over the items being processed, of the time
+	// since Get handed them out.
+	UnfinishedWork time.Duration
+	// LongestRunning is the longest of those times.
+	LongestRunning time.Duration
+}
+
+// snapshot implements the snapshot function handed to the MetricsProvider.
+func (q *Queue[K]) snapshot() MetricsSnapshot {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	now := q.now()
+	m := MetricsSnapshot{Depth: q.ready.Len() + q.dirty, Processing: q.processing}
+	if q.inFlight.head != nil {
+		m.LongestRunning = time.Duration(now - q.inFlight.head.startedAt)
+	}
+	for s := q.inFlight.head; s != nil; s = s.next {
+		m.UnfinishedWork += time.Duration(now - s.startedAt)
+	}
+	return m
+}
+
+// slotList is a doubly linked list of the slots being processed, in the
+// order Get handed them out, so its head has run longest.
+type slotList[K comparable] struct {
+	head, tail *slot[K]
+}
+
+func (l *slotList[K]) pushBack(s *slot[K]) {
+	s.prev, s.next = l.tail, nil
+	if l.tail != nil {
+		l.tail.next = s
+	} else {
+		l.head = s
+	}
+	l.tail = s
+}
+
+func (l *slotList[K]) remove(s *slot[K]) {
+	if s.prev != nil {
+		s.prev.next = s.next
+	} else {
+		l.head = s.next
+	}
+	if s.next != nil {
+		s.next.prev = s.prev
+	} else {
+		l.tail = s.prev
+	}
+	s.prev, s.next = nil, nil
+}
