@@ -1,0 +1,117 @@
+// Package memsource is an in-memory source of objects with the resource
+// version semantics of the Kubernetes API server: a reflector.ListerWatcher
+// for examples, for tests of controllers, and for programs whose objects
+// live in memory.
+//
+//	src := memsource.New[*Pod](memsource.Options[*Pod]{})
+//	src.Create(&Pod{Namespace: "ns", Name: "a"}) // version "2"
+//	r := reflector.New(src, store, reflector.Options{})
+//
+// Writes (Create, Update, Delete) and reads (Get, List, Watch) can run from
+// any goroutine while a reflector follows the source. Faults (SetFaults,
+// Compact, CloseWatches) make it misbehave the way a real server does, so
+// that a test can check that its controller recovers; Stats shows what
+// happened.
+//
+// # Semantics
+//
+// Versions. Every write makes a new resource version, one more than the
+// last: a new source is at version 1 and its first write makes version 2
+// (a new etcd cluster counts the same way). Versions are decimal strings,
+// or opaque ones with Options.OpaqueVersions. Create and Update stamp the
+// version on the stored object (with SetResourceVersion); Delete leaves the
+// removed object as it was and reports the deletion's version in the
+// Deleted event's ResourceVersion.
+//
+// Writes. Create of a stored key fails with ErrAlreadyExists; Update and
+// Delete of a missing key fail with ErrNotFound; an Update whose object
+// carries a version other than the stored one fails with ErrConflict
+// (optimistic concurrency, as with the API server); an empty version
+// updates unconditionally. Failures change nothing and wrap the key. Keys
+// come from Options.KeyFunc, by default indexer.MetaNamespaceKey; an
+// object whose key cannot be computed (a nil pointer included) is an
+// error, never a panic.
+//
+// Lists. List returns the objects in key order with the current version.
+// With a Limit it returns pages and an opaque continue token; every page
+// shows the state at the first page's version. A list "at least at" a
+// version the source has not reached fails with reflector.ErrExpired.
+//
+// Watches. The source keeps the last Options.HistorySize writes. A watch
+// from a version within them replays the writes after it and follows new
+// ones; from an older version (or after Compact) its stream is a single
+// Error event wrapping reflector.ErrExpired, as from the API server's watch
+// cache, and the reflector relists. "" and "0" start with an Added event
+// per current object; SendInitialEvents does too, then marks the end with
+// a Bookmark whose InitialEventsEnd is set. Periodic bookmarks carry the
+// current version. Watch documents each case.
+//
+// Ownership. By default objects are shared, not copied: Create and Update
+// keep and stamp the very object they are given, and Get, List and every
+// watch hand out the stored objects themselves, which caches downstream
+// keep. Treat every object given to or received from the source as
+// read-only; to change one, copy it (for Kubernetes types, DeepCopy) and
+// Update the copy. Options.Clone makes the source copy on the way in and
+// on the way out instead, at the cost of one Clone per object handed out.
+//
+// Capabilities. Capabilities reports pagination, bookmarks, streaming
+// lists and comparable versions. Options can turn each off, to test a
+// controller against a poorer source: the source then ignores Limit and
+// Continue, AllowBookmarks, SendInitialEvents (so an "" watch starts with
+// Added events but never sends the end bookmark), or makes versions that
+// are not numbers.
+//
+// Faults. Faults, set in Options or at run time with SetFaults, close every
+// watch after N events, fail the next lists or watches with a chosen error,
+// expire the next watches, and delay lists and watches. Compact drops the
+// history; CloseWatches ends every watch now. Delays use timers and the
+// call's context, so tests run them in a testing/synctest bubble without
+// waiting.
+//
+// # Concurrency
+//
+// A Source is safe for simultaneous use by multiple goroutines. Writes are
+// serialised and versions are given in the order writes complete. Writers
+// never wait for watchers or lists: a write costs a map update and a
+// history append, whatever the number of watchers. Each watch has one
+// goroutine, which reads the history at its consumer's pace and exits when
+// the watch ends (Stop waits for it). A watch that falls further behind
+// than the history ends with an expiry error instead of slowing writers.
+//
+// No user code runs under the lock that readers and watches take.
+// SetResourceVersion runs while other writers wait for their turn (it
+// must only record the value); KeyFunc, Clone and GetResourceVersion run
+// with no lock held.
+//
+// Inside a testing/synctest bubble, create and use a source within the
+// bubble: its watches' channels belong to the bubble that made them.
+//
+// # Performance
+//
+// List keeps a key-sorted snapshot and rebuilds it only after writes, by
+// merging the keys written since (sorting all keys only when more than the
+// whole set changed), so a list costs one copy of the item slice. Pages
+// are binary searches into the snapshot of their version.
+//
+// # Differences from client-go
+//
+// client-go's fake clientset (k8s.io/client-go/testing's ObjectTracker)
+// has no resource versions to speak of, no watch history (a watch sees only
+// what happens after it starts, whatever version it asks for), no
+// bookmarks, no pagination and no faults; a controller tested against it
+// never meets an expired version or a dropped watch. This source behaves
+// like the API server in those respects, with these differences:
+//
+//   - Versions count writes to this source only; there is no shared etcd
+//     revision across types.
+//   - A watch from a version newer than the current one expires at once;
+//     the API server waits up to a few seconds for the version to appear.
+//   - Continue tokens expire with the history rather than with a
+//     time-based compaction, and a token's ResourceVersion argument is
+//     ignored rather than rejected.
+//   - Deleted events carry the object's last stored state, with the
+//     deletion's version only in Event.ResourceVersion (the API server
+//     stamps the deletion version on the object).
+//   - There are no label or field selectors, namespaces are only part of
+//     the key, and there is no generation, UID or finalizer logic.
+package memsource
