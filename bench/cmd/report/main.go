@@ -1,0 +1,182 @@
+// Command report runs the side-by-side benchmarks of typedcache and
+// client-go and writes the results: a Markdown table per area with the
+// targets of the package issues (RESULTS.md), a bar chart of the ratios
+// (results.svg) and the raw go test output (results.txt, for benchstat).
+//
+// Run it from the bench module:
+//
+//	go run ./cmd/report            # full sizes, -count 5: writes ./RESULTS.md
+//	go run ./cmd/report -quick -out /tmp/bench   # sizes / 10, -count 1
+//
+// It fails only when the benchmarks fail to run, never on a missed target.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+)
+
+const (
+	markdownName = "RESULTS.md"
+	svgName      = "results.svg"
+	rawName      = "results.txt"
+)
+
+func main() {
+	quick := flag.Bool("quick", false, "divide every size by 10 and run each benchmark once (go test -short)")
+	count := flag.Int("count", 0, "runs of each benchmark (default 5, or 1 with -quick)")
+	benchtime := flag.String("benchtime", "", "go test -benchtime (default 1s, or 100ms with -quick)")
+	filter := flag.String("bench", ".", "go test -bench: which benchmarks to run")
+	out := flag.String("out", ".", "directory to write "+markdownName+", "+svgName+" and "+rawName+" to")
+	from := flag.String("from", "", "read go test output from this file instead of running the benchmarks")
+	flag.Parse()
+	if err := run(*quick, *count, *benchtime, *filter, *out, *from); err != nil {
+		fmt.Fprintln(os.Stderr, "report:", err)
+		os.Exit(1)
+	}
+}
+
+func run(quick bool, count int, benchtime, filter, out, from string) error {
+	if count <= 0 {
+		count = 5
+		if quick {
+			count = 1
+		}
+	}
+	if benchtime == "" {
+		benchtime = "1s"
+		if quick {
+			benchtime = "100ms"
+		}
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	command := "go run ./cmd/report"
+	if quick {
+		command += " -quick"
+	}
+	info := runInfo{
+		date:      time.Now().UTC().Format("2006-01-02 15:04 MST"),
+		commit:    commit(),
+		goVersion: runtime.Version(),
+		cpus:      runtime.NumCPU(),
+		quick:     quick,
+		count:     count,
+		command:   command,
+		svgName:   svgName,
+		rawName:   rawName,
+	}
+
+	var raw []byte
+	var benchErr error
+	if from != "" {
+		var err error
+		if raw, err = os.ReadFile(from); err != nil {
+			return err
+		}
+	} else {
+		raw, benchErr = runBenchmarks(quick, count, benchtime, filter)
+		if err := os.WriteFile(filepath.Join(out, rawName), raw, 0o644); err != nil {
+			return err
+		}
+	}
+	res, err := parse(bytes.NewReader(raw))
+	if err != nil {
+		return err
+	}
+	outs := evaluate(res)
+	if err := writeFile(filepath.Join(out, markdownName), func(w io.Writer) error { return writeMarkdown(w, info, res, outs) }); err != nil {
+		return err
+	}
+	if err := writeFile(filepath.Join(out, svgName), func(w io.Writer) error { return writeSVG(w, info, outs) }); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %s, %s and %s in %s\n", markdownName, svgName, rawName, out)
+	return benchErr
+}
+
+// runBenchmarks runs every benchmark package of the module and returns its
+// output, which it also copies to stdout as it comes.
+func runBenchmarks(quick bool, count int, benchtime, filter string) ([]byte, error) {
+	pkgs, err := benchPackages()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"test", "-run", "^$", "-bench", filter, "-benchmem",
+		"-count", fmt.Sprint(count), "-benchtime", benchtime, "-timeout", "60m"}
+	if quick {
+		args = append(args, "-short")
+	}
+	args = append(args, pkgs...)
+	fmt.Fprintln(os.Stderr, "go", strings.Join(args, " "))
+	var buf bytes.Buffer
+	cmd := exec.Command("go", args...)
+	cmd.Stdout = io.MultiWriter(&buf, os.Stdout)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return buf.Bytes(), fmt.Errorf("go test: %w (results written for the benchmarks that ran)", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// benchPackages lists the module's packages that have tests, leaving out
+// internal helpers and commands.
+func benchPackages() ([]string, error) {
+	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{len .TestGoFiles}} {{len .XTestGoFiles}}", "./...")
+	cmd.Stderr = os.Stderr
+	outb, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w", err)
+	}
+	var pkgs []string
+	for line := range strings.Lines(string(outb)) {
+		f := strings.Fields(line)
+		if len(f) != 3 || (f[1] == "0" && f[2] == "0") {
+			continue
+		}
+		if strings.Contains(f[0], "/internal/") || strings.Contains(f[0], "/cmd/") {
+			continue
+		}
+		pkgs = append(pkgs, f[0])
+	}
+	if len(pkgs) == 0 {
+		return nil, fmt.Errorf("no benchmark packages found; run from the bench module")
+	}
+	return pkgs, nil
+}
+
+// commit names the checked-out commit, noting uncommitted changes to
+// tracked files.
+func commit() string {
+	sha, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output()
+	if err != nil {
+		return "unknown"
+	}
+	s := strings.TrimSpace(string(sha))
+	if st, err := exec.Command("git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil && len(bytes.TrimSpace(st)) > 0 {
+		s += " + uncommitted changes"
+	}
+	return s
+}
+
+// writeFile creates path and writes it with write.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"strings"
+)
+
+// runInfo describes the run a report comes from.
+type runInfo struct {
+	date      string
+	commit    string
+	goVersion string
+	cpus      int
+	quick     bool
+	count     int
+	command   string
+	svgName   string
+	rawName   string
+}
+
+// writeMarkdown writes RESULTS.md for the outcomes of one run.
+func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) error {
+	var b strings.Builder
+	b.WriteString("# typedcache vs client-go: benchmark results\n\n")
+	fmt.Fprintf(&b, "![ratio per benchmark, log scale](%s)\n\n", info.svgName)
+	mode := fmt.Sprintf("full sizes, `-count %d`", info.count)
+	if info.quick {
+		mode = fmt.Sprintf("**quick**: every size divided by 10 (names keep the full-size labels), `-count %d`", info.count)
+	}
+	fmt.Fprintf(&b, "- Run: %s, commit `%s`, %s.\n", info.date, info.commit, mode)
+	fmt.Fprintf(&b, "- Machine: %s, %s/%s, %d CPUs; %s.\n", orUnknown(res.cpu), orUnknown(res.goos), orUnknown(res.goarch), info.cpus, info.goVersion)
+	fmt.Fprintf(&b, "- Command: `%s` (in `bench/`); raw `go test` output in [%s](%s), readable by benchstat.\n", info.command, info.rawName, info.rawName)
+	b.WriteString("- Each value is the median of the runs; *ratio* is how many times better typedcache is (client-go ÷ typedcache for costs, typedcache ÷ client-go for rates), so above 1 means typedcache wins. *Noise* is the largest deviation of a single run from the median, on either side.\n")
+	b.WriteString("- Both sides store the same `*corev1.ConfigMap` values (name, namespace, 3 labels, resource version, 3 data entries of 32 bytes) and read them from equivalent in-memory sources.\n\n")
+
+	var targets, met int
+	var missed []string
+	for _, o := range outs {
+		if !o.hasTarget() {
+			continue
+		}
+		targets++
+		if o.met() {
+			met++
+			continue
+		}
+		missed = append(missed, fmt.Sprintf("%s %s (%s): target %s, got %s", o.area, o.what, o.unit, o.target.text, describe(o)))
+	}
+	fmt.Fprintf(&b, "**Targets met: %d of %d.**", met, targets)
+	if len(missed) > 0 {
+		b.WriteString(" Not met:\n\n")
+		for _, m := range missed {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+	}
+	b.WriteString("\n")
+
+	area := ""
+	for _, o := range outs {
+		if o.area != area {
+			area = o.area
+			fmt.Fprintf(&b, "\n## %s\n\n", area)
+			b.WriteString("| workload | unit | client-go | typedcache | ratio | target | met | noise |\n")
+			b.WriteString("|---|---|--:|--:|--:|---|---|--:|\n")
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
+			o.what, o.unit, cell(o, o.cg), cell(o, o.tc), ratioCell(o), targetCell(o), metCell(o), noiseCell(o))
+	}
+	if extra := unlisted(res); len(extra) > 0 {
+		slices.Sort(extra)
+		b.WriteString("\nBenchmarks measured but not in the tables: " + strings.Join(extra, ", ") + ".\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// describe states a row's numbers in one phrase, for the list of missed
+// targets.
+func describe(o outcome) string {
+	if !o.measured {
+		return "not measured"
+	}
+	return fmt.Sprintf("typedcache %s vs client-go %s (ratio %s)", formatValue(o.tc), formatValue(o.cg), formatRatio(o.ratio))
+}
+
+func cell(o outcome, v float64) string {
+	if !o.measured {
+		return "—"
+	}
+	return formatValue(v)
+}
+
+func ratioCell(o outcome) string {
+	if !o.measured {
+		return "—"
+	}
+	return formatRatio(o.ratio)
+}
+
+func targetCell(o outcome) string {
+	if !o.hasTarget() {
+		return ""
+	}
+	return o.target.text
+}
+
+func metCell(o outcome) string {
+	switch {
+	case !o.hasTarget():
+		return ""
+	case !o.measured:
+		return "not measured"
+	case o.met():
+		return "yes"
+	}
+	return "**no**"
+}
+
+func noiseCell(o outcome) string {
+	if !o.measured {
+		return ""
+	}
+	return fmt.Sprintf("±%.0f%%", o.noise*100)
+}
+
+// formatValue prints v with three significant digits and an SI suffix.
+func formatValue(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1e9:
+		return trim3(v/1e9) + "G"
+	case a >= 1e6:
+		return trim3(v/1e6) + "M"
+	case a >= 1e4:
+		return trim3(v/1e3) + "k"
+	}
+	return trim3(v)
+}
+
+// trim3 prints v with three significant digits.
+func trim3(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case a >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// formatRatio prints a ratio as "2.31×", or "∞" for a zero cost.
+func formatRatio(r float64) string {
+	if math.IsInf(r, 1) {
+		return "∞"
+	}
+	return trim3(r) + "×"
+}

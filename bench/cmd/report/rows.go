@@ -1,0 +1,137 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// A row is one line of a results table: one metric of one benchmark pair.
+type row struct {
+	area   string  // package measured: "queue", "indexer", ...
+	bench  string  // benchmark name without impl= and GOMAXPROCS suffix
+	what   string  // the workload, for humans
+	unit   string  // the metric, as reported by the benchmark
+	target *target // from the package issues; nil if none
+}
+
+// A target is a goal a row must meet, stated as in the package issues.
+type target struct {
+	text string
+	met  func(cg, tc, ratio float64) bool
+	// ratio is the ratio the target amounts to, for the chart's marker;
+	// 0 when the target is not a ratio.
+	ratio float64
+}
+
+// ratioAtLeast is met when typedcache is at least x times better.
+func ratioAtLeast(x float64) *target {
+	return &target{
+		text:  fmt.Sprintf("≥ %gx", x),
+		met:   func(_, _, r float64) bool { return r >= x },
+		ratio: x,
+	}
+}
+
+// costAtMost is met when typedcache's cost is at most fraction times
+// client-go's.
+func costAtMost(fraction float64) *target {
+	return &target{
+		text:  fmt.Sprintf("≤ %gx client-go", fraction),
+		met:   func(cg, tc, _ float64) bool { return tc <= cg*fraction },
+		ratio: 1 / fraction,
+	}
+}
+
+// atMost is met when typedcache's value is at most v.
+func atMost(v float64, text string) *target {
+	return &target{text: text, met: func(_, tc, _ float64) bool { return tc <= v }}
+}
+
+// higherIsBetter reports whether a larger value of unit is better: rates
+// are, costs are not.
+func higherIsBetter(unit string) bool {
+	return strings.HasSuffix(unit, "/s")
+}
+
+// ratio returns how many times better typedcache is than client-go in
+// unit: client-go ÷ typedcache for costs, typedcache ÷ client-go for
+// rates. A zero cost against a non-zero one is +Inf; two zeros are 1.
+// The unit "" means a cost.
+func ratio(cg, tc float64, unit string) float64 {
+	num, den := cg, tc
+	if higherIsBetter(unit) {
+		num, den = tc, cg
+	}
+	switch {
+	case den == 0 && num == 0:
+		return 1
+	case den == 0:
+		return math.Inf(1)
+	}
+	return num / den
+}
+
+// rows lists every reported metric in table order, with the targets of the
+// package issues. Benchmarks keep their full-size names in -quick mode,
+// where sizes are divided by ten.
+var rows = []row{
+	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1 goroutine, 1000 distinct keys", "ns/item", ratioAtLeast(1.5)},
+	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1 goroutine, 1000 distinct keys", "allocs/item", atMost(0, "0 allocs")},
+	{"queue", "BenchmarkQueueAddGetDone/keys=duplicates", "Add/Get/Done, 1 goroutine, 1000 adds of 10 keys", "ns/item", nil},
+	{"queue", "BenchmarkQueueAddGetDone/keys=duplicates", "Add/Get/Done, 1 goroutine, 1000 adds of 10 keys", "allocs/item", nil},
+	{"queue", "BenchmarkQueueProducersConsumers", "4 producers × 4 consumers, 1M items", "items/s", ratioAtLeast(2)},
+	{"queue", "BenchmarkQueueProducersConsumers", "4 producers × 4 consumers, 1M items", "allocs/item", nil},
+	{"queue", "BenchmarkQueueAddRateLimited", "AddRateLimited + Forget", "ns/item", ratioAtLeast(3)},
+	{"queue", "BenchmarkQueueAddRateLimited", "AddRateLimited + Forget", "allocs/item", atMost(1, "≤ 1 alloc")},
+	{"queue", "BenchmarkQueueAddAfter", "AddAfter 100k items, delays ≤ 10ms, until drained", "items/s", ratioAtLeast(3)},
+	{"queue", "BenchmarkQueueAddAfter", "AddAfter 100k items, delays ≤ 10ms, until drained", "lateness-p99-ns", atMost(1e6, "≤ 1ms")},
+
+	{"indexer", "BenchmarkIndexerAdd", "Add 100k objects in 100 namespaces", "ns/object", nil},
+	{"indexer", "BenchmarkIndexerAdd", "Add 100k objects in 100 namespaces", "allocs/object", nil},
+	{"indexer", "BenchmarkIndexerAdd", "heap per object after GC", "heap-B/object", costAtMost(1)},
+	{"indexer", "BenchmarkIndexerUpdate/labels=unchanged", "Update, index values unchanged", "ns/op", ratioAtLeast(2)},
+	{"indexer", "BenchmarkIndexerUpdate/labels=unchanged", "Update, index values unchanged", "allocs/op", nil},
+	{"indexer", "BenchmarkIndexerUpdate/labels=changed", "Update, label index value changed", "ns/op", ratioAtLeast(2)},
+	{"indexer", "BenchmarkIndexerUpdate/labels=changed", "Update, label index value changed", "allocs/op", nil},
+	{"indexer", "BenchmarkIndexerGetByKey", "GetByKey in 100k", "ns/op", nil},
+	{"indexer", "BenchmarkIndexerGetByKey", "GetByKey in 100k", "allocs/op", atMost(0, "0 allocs")},
+	{"indexer", "BenchmarkIndexerByIndex", "ByIndex(namespace), 1000 of 100k", "ns/op", nil},
+	{"indexer", "BenchmarkIndexerByIndex", "ByIndex(namespace), 1000 of 100k", "allocs/op", nil},
+	{"indexer", "BenchmarkIndexerList", "List all 100k", "ns/object", nil},
+	{"indexer", "BenchmarkIndexerIterate", "visit all 100k (typedcache All, client-go List)", "ns/object", nil},
+	{"indexer", "BenchmarkIndexerIterate", "visit all 100k (typedcache All, client-go List)", "allocs/op", atMost(0, "0 allocs")},
+
+	{"deltafifo", "BenchmarkDeltaFIFOAddUpdatePop", "Add + Update, then Pop, 10k objects", "ns/delta", ratioAtLeast(3)},
+	{"deltafifo", "BenchmarkDeltaFIFOAddUpdatePop", "Add + Update, then Pop, 10k objects", "allocs/delta", atMost(1, "≤ 1 alloc")},
+	{"deltafifo", "BenchmarkDeltaFIFOReplace", "Replace 100k (1% churn)", "ns/object", ratioAtLeast(3)},
+	{"deltafifo", "BenchmarkDeltaFIFOReplace", "Replace 100k (1% churn)", "B/object", costAtMost(0.5)},
+
+	{"reflector", "BenchmarkReflectorSync/objects=10k", "initial sync, 10k objects", "ns/object", nil},
+	{"reflector", "BenchmarkReflectorSync/objects=100k", "initial sync, 100k objects", "ns/object", ratioAtLeast(2)},
+	{"reflector", "BenchmarkReflectorSync/objects=100k", "initial sync, 100k objects", "B/object", ratioAbove1("fewer than client-go")},
+
+	{"informer", "BenchmarkInformerSync/objects=10k", "Run to HasSynced, 10k objects", "ns/object", nil},
+	{"informer", "BenchmarkInformerSync/objects=100k", "Run to HasSynced, 100k objects", "ns/object", ratioAtLeast(2)},
+	{"informer", "BenchmarkInformerSync/objects=100k", "Run to HasSynced, 100k objects", "B/object", costAtMost(0.6)},
+	{"informer", "BenchmarkInformerSync/objects=100k", "heap per cached object", "heap-B/object", costAtMost(1)},
+	{"informer", "BenchmarkInformerEvents/handlers=1", "1M watch events over 10k objects, 1 handler", "events/s", ratioAtLeast(3)},
+	{"informer", "BenchmarkInformerEvents/handlers=1", "1M watch events over 10k objects, 1 handler", "B/event", nil},
+	{"informer", "BenchmarkInformerEvents/handlers=1", "1M watch events over 10k objects, 1 handler", "allocs/event", atMost(1, "≤ 1 alloc")},
+	{"informer", "BenchmarkInformerEvents/handlers=4", "1M watch events over 10k objects, 4 handlers", "events/s", ratioAtLeast(3)},
+	{"informer", "BenchmarkInformerEvents/handlers=4", "1M watch events over 10k objects, 4 handlers", "allocs/event", nil},
+	{"informer", "BenchmarkInformerLatency/rate=1k", "send-to-handler latency at 1k events/s", "p50-ns", nil},
+	{"informer", "BenchmarkInformerLatency/rate=1k", "send-to-handler latency at 1k events/s", "p99-ns", nil},
+	{"informer", "BenchmarkInformerLatency/rate=10k", "send-to-handler latency at 10k events/s", "p50-ns", nil},
+	{"informer", "BenchmarkInformerLatency/rate=10k", "send-to-handler latency at 10k events/s", "p99-ns", ratioAtLeast(3)},
+	{"informer", "BenchmarkInformerLatency/rate=100k", "send-to-handler latency at 100k events/s", "p50-ns", nil},
+	{"informer", "BenchmarkInformerLatency/rate=100k", "send-to-handler latency at 100k events/s", "p99-ns", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=0", "writes while 0 goroutines list the cache", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=1", "writes while 1 goroutine lists the cache", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=10", "writes while 10 goroutines list the cache", "writes/s", ratioAtLeast(20)},
+}
+
+// ratioAbove1 is met when typedcache is strictly better.
+func ratioAbove1(text string) *target {
+	return &target{text: text, met: func(cg, tc, _ float64) bool { return tc < cg }, ratio: 1}
+}
