@@ -1,0 +1,65 @@
+// Package kube connects typedcache to a Kubernetes API server through
+// client-go: Source turns the list and watch calls of any generated typed
+// client, of the dynamic client or of the metadata client into a
+// reflector.ListerWatcher[T], so that an informer caches *corev1.Pod (or
+// *appsv1.Deployment, *unstructured.Unstructured, ...) with typed handlers
+// and listers:
+//
+//	cs := kubernetes.NewForConfigOrDie(cfg)
+//	pods := kube.Source[*corev1.Pod](cs.CoreV1().Pods(namespace), kube.Options{})
+//
+// It is a separate module so that the core module never imports k8s.io.
+//
+// # Semantics
+//
+// Lists. List passes the reflector's page size and continue token through,
+// so lists are paginated as client-go's are. A list at resource version ""
+// reads the latest state, at "0" any state the server's cache has, and at
+// any other version a state not older than it (resourceVersionMatch
+// NotOlderThan, also for paginated lists). The items are pointers into the
+// decoded list's Items slice: no object is copied.
+//
+// Watches. Watch passes the version, the timeout (rounded up to whole
+// seconds) and the bookmark request through. With SendInitialEvents it asks
+// for a streaming list (sendInitialEvents=true, resourceVersionMatch
+// NotOlderThan, bookmarks on) and reports the bookmark annotated
+// "k8s.io/initial-events-end": "true" as a Bookmark with InitialEventsEnd.
+// Capabilities declares streaming lists unless Options.DisableStreamingList
+// is set or client-go's WatchListClient feature gate is off, so that
+// KUBE_FEATURE_WatchListClient=false switches typedcache's informers and
+// client-go's to classic lists alike.
+//
+// Errors. A resource version the server no longer has (HTTP 410 Gone, an
+// expired continue token) or does not have yet (the ResourceVersionTooLarge
+// cause) wraps reflector.ErrExpired, in the error of List or Watch or in an
+// Error event, so the reflector relists. Every other failure (429, 5xx,
+// connection refused, a watch.Error status) is returned or sent as it is,
+// wrapped with the operation and type, so the reflector backs off; the
+// client-go error stays reachable with errors.As and the apierrors
+// predicates. A watch event whose object is not a T (or a bookmark without
+// object metadata) becomes an Error event wrapping ErrUnexpectedObject. An
+// Error event always ends the watch.
+//
+// # Concurrency
+//
+// A ListerWatcher is safe for simultaneous use by multiple goroutines, as
+// the client-go clients are. Each Watch runs one goroutine that reads the
+// client's stream, converts events and forwards them on an unbuffered
+// channel; it exits, stopping the client's watch and closing the channel,
+// when the stream ends, after an Error event, on Stop, or when the
+// context passed to Watch ends.
+//
+// # Differences from client-go
+//
+//   - Typed: the source yields T and checks every watch event's type;
+//     client-go's reflector drops an event of the wrong type with a log
+//     line, here it is an Error event the reflector reports.
+//   - List items are not copied out of the list (client-go's
+//     meta.ExtractList does the same; ExtractListWithAlloc copies).
+//   - Streaming lists are a declared capability: a server that cannot
+//     stream is configured with Options.DisableStreamingList instead of
+//     being probed on every sync.
+//   - Resource versions are declared opaque (Capabilities.ComparableVersions
+//     is false), as the API documents them, although Kubernetes 1.35 and
+//     later make built-in resources' versions comparable.
+package kube

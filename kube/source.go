@@ -1,0 +1,171 @@
+package kube
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"reflect"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/watch"
+	clientfeatures "k8s.io/client-go/features"
+
+	"github.com/typedcache/typedcache/reflector"
+)
+
+// Object is a Kubernetes API object as clients return it: *corev1.Pod,
+// *appsv1.Deployment, *unstructured.Unstructured,
+// *metav1.PartialObjectMetadata and every other generated type. It
+// satisfies indexer.Object, so it can be cached.
+type Object interface {
+	runtime.Object
+	metav1.Object
+}
+
+// ListObject is a Kubernetes list as clients return it: *corev1.PodList,
+// *unstructured.UnstructuredList, *metav1.PartialObjectMetadataList, ...
+type ListObject interface {
+	runtime.Object
+	metav1.ListInterface
+}
+
+// Client is the list and watch half of a client for one resource. Every
+// generated typed client (clientset.CoreV1().Pods(namespace)), the dynamic
+// client (dynamic.Interface.Resource(gvr).Namespace(namespace)) and the
+// metadata client (metadata.Interface.Resource(gvr)) implement it. The
+// namespace, if any, is the client's.
+type Client[L ListObject] interface {
+	List(ctx context.Context, opts metav1.ListOptions) (L, error)
+	Watch(ctx context.Context, opts metav1.ListOptions) (watch.Interface, error)
+}
+
+// Options are the optional settings of a Source. The zero value selects
+// every object the client can see, with streaming lists as client-go would
+// use them.
+type Options struct {
+	// LabelSelector restricts the source to objects whose labels match it,
+	// in the syntax of metav1.ListOptions ("app=web,tier!=db").
+	LabelSelector string
+	// FieldSelector restricts the source to objects whose fields match it
+	// ("status.phase=Running").
+	FieldSelector string
+	// DisableStreamingList makes the source declare no streaming list, so
+	// that the reflector does a classic paginated List and then a Watch.
+	// Streaming lists are also off when client-go's WatchListClient feature
+	// gate is (KUBE_FEATURE_WatchListClient=false in the environment), so
+	// that our informers and client-go's make the same requests. Servers
+	// whose storage cannot stream (etcd older than 3.6) need it off.
+	DisableStreamingList bool
+}
+
+// ListerWatcher is a reflector.ListerWatcher[T] backed by a Kubernetes
+// client: the source of an informer for one resource. It is safe for
+// simultaneous use by multiple goroutines.
+type ListerWatcher[T Object, L ListObject] struct {
+	client Client[L]
+	items  itemsFunc[T, L]
+	opts   Options
+	caps   reflector.Capabilities
+	name   string // T's type, for error messages
+}
+
+// Source returns a ListerWatcher for the objects of type T that client
+// lists and watches:
+//
+//	pods := kube.Source[*corev1.Pod](clientset.CoreV1().Pods(namespace), kube.Options{})
+//
+// The list type L is inferred from the client; its Items must be values of
+// the type T points to (corev1.PodList holds []corev1.Pod), so that list
+// items reach the cache as pointers into the decoded list, without copies.
+// Source panics if they are not: that is a programming error, detected
+// before anything is listed.
+func Source[T Object, L ListObject](client Client[L], opts Options) *ListerWatcher[T, L] {
+	items, err := newItemsFunc[T, L]()
+	if err != nil {
+		panic(err)
+	}
+	streaming := !opts.DisableStreamingList &&
+		clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
+	return &ListerWatcher[T, L]{
+		client: client,
+		items:  items,
+		opts:   opts,
+		caps: reflector.Capabilities{
+			Pagination:    true,
+			Bookmarks:     true,
+			StreamingList: streaming,
+		},
+		name: reflect.TypeFor[T]().String(),
+	}
+}
+
+// Capabilities reports what the Kubernetes API offers: paginated lists,
+// bookmarks and, unless disabled, streaming lists. Resource versions are
+// declared opaque, as the API documents them.
+func (s *ListerWatcher[T, L]) Capabilities() reflector.Capabilities { return s.caps }
+
+// List lists the objects, one page of at most opts.Limit items if it is set.
+// A ResourceVersion other than "" and "0" asks for a state not older than
+// it. The items point into the decoded list: nothing is copied.
+func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptions) (reflector.ListResult[T], error) {
+	lo := s.selectors()
+	lo.Limit = opts.Limit
+	lo.Continue = opts.Continue
+	if opts.Continue == "" { // a continue token carries its own version
+		lo.ResourceVersion = opts.ResourceVersion
+		if rv := opts.ResourceVersion; rv != "" && rv != "0" {
+			// Without a match, a paginated list would be served at exactly rv.
+			lo.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+		}
+	}
+	list, err := s.client.List(ctx, lo)
+	if err != nil {
+		return reflector.ListResult[T]{}, mapError("list", s.name, err)
+	}
+	items, ok := s.items(list)
+	if !ok {
+		return reflector.ListResult[T]{}, fmt.Errorf("kube: list %s: client returned neither a list nor an error", s.name)
+	}
+	return reflector.ListResult[T]{
+		Items:           items,
+		ResourceVersion: list.GetResourceVersion(),
+		Continue:        list.GetContinue(),
+	}, nil
+}
+
+// Watch starts watching the objects after opts.ResourceVersion. With
+// opts.SendInitialEvents it asks for a streaming list (sendInitialEvents,
+// with bookmarks, at a state not older than opts.ResourceVersion) and marks
+// the bookmark annotated k8s.io/initial-events-end as InitialEventsEnd.
+// Without it, a ResourceVersion of "" or "0" makes the server first send an
+// Added event for every current object, as client-go's watches do.
+//
+// The watch ends when ctx ends, on Stop, when the server closes the stream
+// (at opts.Timeout, rounded up to whole seconds, or its own timeout), or
+// after an Error event, which wraps reflector.ErrExpired for a resource
+// version the server no longer has.
+func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOptions) (reflector.Watch[T], error) {
+	lo := s.selectors()
+	lo.ResourceVersion = opts.ResourceVersion
+	lo.AllowWatchBookmarks = opts.AllowBookmarks
+	if opts.Timeout > 0 {
+		seconds := int64(math.Ceil(opts.Timeout.Seconds()))
+		lo.TimeoutSeconds = &seconds
+	}
+	if opts.SendInitialEvents {
+		send := true
+		lo.SendInitialEvents = &send
+		lo.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
+		lo.AllowWatchBookmarks = true // the end of the initial events is a bookmark
+	}
+	w, err := s.client.Watch(ctx, lo)
+	if err != nil {
+		return nil, mapError("watch", s.name, err)
+	}
+	return startWatch[T](ctx, w, s.name), nil
+}
+
+func (s *ListerWatcher[T, L]) selectors() metav1.ListOptions {
+	return metav1.ListOptions{LabelSelector: s.opts.LabelSelector, FieldSelector: s.opts.FieldSelector}
+}
