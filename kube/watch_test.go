@@ -172,4 +172,3 @@ func TestWatchEnds(t *testing.T) {
 		})
 	}
 }
-
