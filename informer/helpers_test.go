@@ -1,0 +1,153 @@
+package informer_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/memsource"
+)
+
+// obj is the object type of the tests: a pointer type, like Kubernetes
+// objects, that memsource can stamp versions on.
+type obj struct {
+	Namespace, Name, RV string
+	Value               int
+}
+
+func (o *obj) GetNamespace() string          { return o.Namespace }
+func (o *obj) GetName() string               { return o.Name }
+func (o *obj) GetResourceVersion() string    { return o.RV }
+func (o *obj) SetResourceVersion(rv string) { o.RV = rv }
+
+// newObj returns an object in namespace "ns".
+func newObj(name string, value int) *obj {
+	return &obj{Namespace: "ns", Name: name, Value: value}
+}
+
+// newSource returns an in-memory source holding objs.
+func newSource(t testing.TB, opts memsource.Options[*obj], objs ...*obj) *memsource.Source[*obj] {
+	t.Helper()
+	src := memsource.New(opts)
+	for _, o := range objs {
+		if _, err := src.Create(o); err != nil {
+			t.Fatalf("Create(%s): %v", o.Name, err)
+		}
+	}
+	return src
+}
+
+// start runs inf until the test ends, and returns a function that stops
+// it and waits for Run to return. Run's error is checked.
+func start[T indexer.Object](t testing.TB, inf *informer.Informer[T]) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run() = %v, want nil", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// recorder is a Handler that records what it is told, as strings, and the
+// view of the cache its notifications imply.
+type recorder struct {
+	mu     sync.Mutex
+	events []string
+	view   map[string]*obj
+	// problems lists notifications inconsistent with the view: an add of
+	// a key it has, an update or deletion of a key it lacks.
+	problems []string
+}
+
+func newRecorder() *recorder { return &recorder{view: map[string]*obj{}} }
+
+func key(o *obj) string { return indexer.JoinKey(o.Namespace, o.Name) }
+
+func (r *recorder) OnAdd(o *obj, initial bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := key(o)
+	if _, ok := r.view[k]; ok {
+		r.problems = append(r.problems, "add of present "+k)
+	}
+	r.view[k] = o
+	r.events = append(r.events, fmt.Sprintf("add %s v%d initial=%t", k, o.Value, initial))
+}
+
+func (r *recorder) OnUpdate(old, new *obj) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := key(new)
+	if _, ok := r.view[k]; !ok {
+		r.problems = append(r.problems, "update of absent "+k)
+	}
+	r.view[k] = new
+	r.events = append(r.events, fmt.Sprintf("update %s v%d->v%d", k, old.Value, new.Value))
+}
+
+func (r *recorder) OnDelete(d informer.Deleted[*obj]) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, ok := r.view[d.Key]; !ok {
+		r.problems = append(r.problems, "delete of absent "+d.Key)
+	}
+	delete(r.view, d.Key)
+	s := fmt.Sprintf("delete %s", d.Key)
+	if d.Object != nil {
+		s += fmt.Sprintf(" v%d", d.Object.Value)
+	}
+	if d.Inferred {
+		s += " inferred"
+	}
+	r.events = append(r.events, s)
+}
+
+// take returns the events recorded since the last take.
+func (r *recorder) take() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ev := r.events
+	r.events = nil
+	return ev
+}
+
+// values returns the recorder's view as key -> value.
+func (r *recorder) values() map[string]int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return valuesOf(maps.Values(r.view))
+}
+
+// valuesOf maps the keys of objs to their values.
+func valuesOf(objs func(func(*obj) bool)) map[string]int {
+	m := map[string]int{}
+	for o := range objs {
+		m[key(o)] = o.Value
+	}
+	return m
+}
+
+// sorted returns a sorted copy of ss, for order-insensitive comparisons.
+func sorted(ss []string) []string {
+	ss = slices.Clone(ss)
+	slices.Sort(ss)
+	return ss
+}
+
+// join formats events one per line, for failure messages.
+func join(ss []string) string { return strings.Join(ss, "\n") }

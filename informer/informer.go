@@ -1,0 +1,229 @@
+package informer
+
+import (
+	"context"
+	"iter"
+	"log/slog"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/typedcache/typedcache/deltafifo"
+	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/reflector"
+)
+
+// Informer keeps a cache of the objects of one source and tells any number
+// of handlers about every change to it. See the package documentation for
+// its semantics.
+//
+// An Informer is safe for simultaneous use by multiple goroutines. Use New
+// or NewProjected to create one; Run drives it.
+type Informer[T indexer.Object] struct {
+	name          string
+	logger        *slog.Logger
+	onError       func(context.Context, error)
+	equal         func(old, new T) bool
+	defaultResync time.Duration
+	defaultBuffer BufferOptions
+	reflectorOpts reflector.Options
+
+	cache *indexer.Indexer[T]
+	fifo  *deltafifo.DeltaFIFO[T]
+	// newReflector builds the reflector feeding fifo, in Run, once the
+	// resync check period is final.
+	newReflector func(reflector.Options) runner
+
+	// mu guards the fields below it and serialises changes to listeners.
+	mu       sync.Mutex
+	started  bool
+	stopped  bool
+	// runCtx is Run's context. Run sets it before it starts any goroutine
+	// that reads it, and never changes it again, so those read it without
+	// the lock.
+	runCtx   context.Context
+	refl     runner
+	check    time.Duration // resync check period
+	sequence int           // registrations made, for generated names
+
+	// stoppedCh is closed when the informer stops.
+	stoppedCh chan struct{}
+	// stopping is set as the informer begins to stop.
+	stopping atomic.Bool
+
+	// deltaMu is held while a batch of deltas is applied to the cache and
+	// handed to the listeners, and while a handler added after Run
+	// receives the replay of the cache: the replay and the stream of
+	// notifications that follows it never overlap or leave a gap.
+	deltaMu sync.Mutex
+	// listeners is the current set of listeners, replaced (copy on write)
+	// under mu and deltaMu.
+	listeners atomic.Pointer[[]*listener[T]]
+	// scratch is the processing goroutine's reusable notification buffer;
+	// guarded by deltaMu.
+	scratch []notification[T]
+	// isSynced mirrors synced being closed; set under deltaMu.
+	isSynced atomic.Bool
+	synced   chan struct{}
+
+	// wg counts the listener goroutines.
+	wg sync.WaitGroup
+}
+
+// runner is a reflector of any source type.
+type runner interface {
+	Run(ctx context.Context)
+	LastSyncResourceVersion() string
+}
+
+// New returns an Informer that mirrors src. It panics if src is nil or an
+// index function in opts.Indexers is nil.
+func New[T indexer.Object](src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
+	if src == nil {
+		panic("informer: New called with a nil source")
+	}
+	inf := newInformer(opts)
+	inf.newReflector = func(ro reflector.Options) runner {
+		return reflector.New(src, fifoStore[T]{inf.fifo, inf}, ro)
+	}
+	return inf
+}
+
+// NewProjected returns an Informer that mirrors src, a source of a type S
+// the program does not want to keep, by caching project(s) for every
+// object s: typically a small struct with the few fields the program
+// reads. Handlers, listers and indexes see only T. project runs on the
+// reflector's goroutine for every object the source delivers; it must
+// keep the namespace, name and resource version. An error makes the
+// reflector report it and relist; an object that can never be projected
+// keeps the informer from syncing. opts.Transform, if set, runs after
+// project. NewProjected panics if src or project is nil.
+func NewProjected[S, T indexer.Object](src reflector.ListerWatcher[S], project func(S) (T, error), opts Options[T]) *Informer[T] {
+	if src == nil || project == nil {
+		panic("informer: NewProjected called with a nil source or projection")
+	}
+	inf := newInformer(opts)
+	inf.newReflector = func(ro reflector.Options) runner {
+		return reflector.New(src, projectingStore[S, T]{project, fifoStore[T]{inf.fifo, inf}}, ro)
+	}
+	return inf
+}
+
+// newInformer builds everything but the reflector.
+func newInformer[T indexer.Object](opts Options[T]) *Informer[T] {
+	keyFunc := opts.KeyFunc
+	if keyFunc == nil {
+		keyFunc = indexer.MetaNamespaceKey[T]
+	}
+	inf := &Informer[T]{
+		name:          opts.Name,
+		logger:        opts.Logger,
+		onError:       opts.ErrorHandler,
+		equal:         opts.Equal,
+		defaultResync: max(opts.ResyncPeriod, 0),
+		defaultBuffer: opts.Buffer,
+		reflectorOpts: opts.Reflector,
+		check:         max(opts.ResyncPeriod, 0),
+		stoppedCh:     make(chan struct{}),
+		synced:        make(chan struct{}),
+	}
+	if inf.name == "" {
+		inf.name = reflect.TypeFor[T]().String()
+	}
+	if inf.logger == nil {
+		inf.logger = slog.Default()
+	}
+	inf.logger = inf.logger.With("informer", inf.name)
+	if inf.onError == nil {
+		inf.onError = inf.logError
+	}
+	inf.cache = indexer.New(keyFunc, opts.Indexers)
+	inf.fifo = deltafifo.New(keyFunc, deltafifo.Options[T]{
+		KnownObjects: inf.cache,
+		Transform:    opts.Transform,
+	})
+	inf.listeners.Store(new([]*listener[T]))
+	return inf
+}
+
+// logError is the default ErrorHandler.
+func (inf *Informer[T]) logError(ctx context.Context, err error) {
+	inf.logger.ErrorContext(ctx, "informer error", "err", err)
+}
+
+// Name returns the informer's name (Options.Name or the type's name).
+func (inf *Informer[T]) Name() string { return inf.name }
+
+// HasSynced reports whether the informer has applied the first complete
+// list of its source to the cache and handed every resulting notification
+// to its handlers' buffers. Whether each handler has processed them is
+// its Registration's HasSynced.
+func (inf *Informer[T]) HasSynced() bool { return inf.isSynced.Load() }
+
+// WaitForSync blocks until HasSynced reports true and returns nil. It
+// returns ctx.Err() if ctx ends first, and ErrStopped if the informer
+// stops first.
+func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
+	return waitSynced(ctx, inf.synced, inf.stoppedCh, nil)
+}
+
+// LastSyncResourceVersion returns the resource version of the last list
+// or event the reflector applied, or "" before Run's first list. The
+// cache may not reflect it yet.
+func (inf *Informer[T]) LastSyncResourceVersion() string {
+	inf.mu.Lock()
+	refl := inf.refl
+	inf.mu.Unlock()
+	if refl == nil {
+		return ""
+	}
+	return refl.LastSyncResourceVersion()
+}
+
+// Lister returns a typed, read-only view of the cache. Its Get looks
+// objects up by namespace and name, which requires the default KeyFunc;
+// with another KeyFunc, use Cache().GetByKey.
+func (inf *Informer[T]) Lister() indexer.Lister[T] { return indexer.NewLister(inf.cache) }
+
+// Cache returns the read API of the informer's cache: the Indexer's read
+// methods, without its writes.
+func (inf *Informer[T]) Cache() Cache[T] { return inf.cache }
+
+// AddIndexers adds secondary indexes to the cache, indexing the objects
+// already cached. It fails with ErrStopped once the informer has stopped,
+// and as indexer.Indexer.AddIndexers does otherwise.
+func (inf *Informer[T]) AddIndexers(indexers indexer.Indexers[T]) error {
+	inf.mu.Lock()
+	stopped := inf.stopped
+	inf.mu.Unlock()
+	if stopped {
+		return ErrStopped
+	}
+	return inf.cache.AddIndexers(indexers)
+}
+
+// Cache is the read-only API of an informer's cache; *indexer.Indexer
+// implements it, and the methods behave as documented there.
+type Cache[T any] interface {
+	// GetByKey returns the object cached under key.
+	GetByKey(key string) (T, bool)
+	// Len returns the number of cached objects.
+	Len() int
+	// List returns a snapshot of the cached objects.
+	List() []T
+	// ListKeys returns a snapshot of the cache's keys.
+	ListKeys() []string
+	// All iterates over a snapshot of the keys and objects.
+	All() iter.Seq2[string, T]
+	// Keys iterates over a snapshot of the keys.
+	Keys() iter.Seq[string]
+	// Index returns the objects sharing an index value with obj.
+	Index(indexName string, obj T) ([]T, error)
+	// ByIndex returns the objects with the given index value.
+	ByIndex(indexName, value string) ([]T, error)
+	// IndexKeys returns the keys of the objects with the given index value.
+	IndexKeys(indexName, value string) ([]string, error)
+	// ListIndexFuncValues returns the values of an index.
+	ListIndexFuncValues(indexName string) ([]string, error)
+}

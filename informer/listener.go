@@ -1,0 +1,299 @@
+package informer
+
+import (
+	"fmt"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/typedcache/typedcache/internal/ring"
+)
+
+// listener delivers notifications to one handler. The informer pushes
+// notifications into its buffer, under its mutex, with no allocation per
+// notification; one goroutine (run) swaps the whole buffer out and calls
+// the handler for each notification without holding the mutex. A slow
+// handler therefore delays only itself, unless its buffer is bounded with
+// the Block policy.
+type listener[T any] struct {
+	handler Handler[T]
+	name    string
+	// report receives handler panics; it is the informer's error handler.
+	report func(error)
+	// limit bounds buf for pushes that respect it; 0 means unbounded.
+	limit    int
+	overflow Overflow
+
+	mu sync.Mutex
+	// ready is signalled when buf becomes non-empty or the listener stops;
+	// run waits on it.
+	ready sync.Cond
+	// space is broadcast when run empties buf or the listener stops;
+	// pushes waiting under the Block policy wait on it.
+	space sync.Cond
+	// buf holds notifications waiting for run, oldest first.
+	buf ring.Ring[notification[T]]
+	// over holds the overflow of a full Coalesce buffer; it is non-empty
+	// only while buf is non-empty, and it is newer than all of buf.
+	over coalescer[T]
+	// started reports whether run was started; stopped whether the
+	// listener takes no more notifications.
+	started, stopped bool
+	// initialPending counts initial-list adds pushed and not yet
+	// delivered (or dropped by coalescing).
+	initialPending int
+	// upstreamSynced reports whether the informer has synced and pushed
+	// every initial-list add this listener will receive.
+	upstreamSynced bool
+	// synced is closed once upstreamSynced and initialPending == 0.
+	synced chan struct{}
+	// done is closed when run returns, or at stop if run never started.
+	done chan struct{}
+	// coalesced and blocked count merges and waits, for Stats.
+	coalesced, blocked uint64
+
+	// halt mirrors stopped for run, which checks it between deliveries
+	// without taking the mutex.
+	halt atomic.Bool
+	// inflight counts notifications run has taken out of buf and not yet
+	// delivered.
+	inflight            atomic.Int64
+	delivered, panicked atomic.Uint64
+
+	// resync is the listener's resync state; the informer's resyncMu
+	// guards it, except due, which the processing goroutine reads.
+	resync resyncState
+}
+
+// newListener returns a listener for h with the given buffer options.
+func newListener[T any](h Handler[T], name string, buf BufferOptions, report func(error)) *listener[T] {
+	l := &listener[T]{
+		handler:  h,
+		name:     name,
+		report:   report,
+		limit:    max(buf.Size, 0),
+		overflow: buf.Overflow,
+		synced:   make(chan struct{}),
+		done:     make(chan struct{}),
+	}
+	l.ready.L = &l.mu
+	l.space.L = &l.mu
+	return l
+}
+
+// push appends ns to the buffer, skipping resync notifications unless
+// the listener's resync is due. A bounded listener applies its overflow
+// policy unless unbounded is set. A push to a stopped listener does
+// nothing.
+func (l *listener[T]) push(ns []notification[T], unbounded bool) {
+	due := l.resync.due.Load()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		return
+	}
+	pushed := false
+	for i := range ns {
+		n := &ns[i]
+		if n.resync && !due {
+			continue
+		}
+		if n.initial {
+			l.initialPending++
+		}
+		if l.limit > 0 && !unbounded && (l.over.Len() > 0 || l.buf.Len() >= l.limit) {
+			if l.overflow == Coalesce {
+				merged, dropped := l.over.push(*n)
+				if merged {
+					l.coalesced++
+				}
+				l.initialPending -= dropped
+				continue
+			}
+			l.ready.Signal()
+			for l.buf.Len() >= l.limit && !l.stopped {
+				l.blocked++
+				l.space.Wait()
+			}
+			if l.stopped {
+				return
+			}
+		}
+		l.buf.Push(*n)
+		pushed = true
+	}
+	if pushed {
+		l.ready.Signal()
+	}
+}
+
+// run delivers notifications until the listener stops. It takes the whole
+// buffer at once, so the mutex is taken once per chunk, not per
+// notification.
+func (l *listener[T]) run() {
+	defer close(l.done)
+	var chunk ring.Ring[notification[T]]
+	for {
+		l.mu.Lock()
+		for l.buf.Len() == 0 && !l.stopped {
+			l.ready.Wait()
+		}
+		if l.stopped {
+			l.mu.Unlock()
+			return
+		}
+		chunk, l.buf = l.buf, chunk
+		for l.buf.Len() < max(l.limit, 1) {
+			n, ok := l.over.pop()
+			if !ok {
+				break
+			}
+			l.buf.Push(n)
+		}
+		l.inflight.Store(int64(chunk.Len()))
+		if l.limit > 0 {
+			l.space.Broadcast()
+		}
+		l.mu.Unlock()
+
+		if initial := l.deliverChunk(&chunk); initial > 0 {
+			l.mu.Lock()
+			l.initialPending -= initial
+			l.checkSyncedLocked()
+			l.mu.Unlock()
+		}
+	}
+}
+
+// deliverChunk calls the handler for every notification of chunk, leaving
+// it empty, and returns the number of initial-list adds delivered. It
+// stops early, dropping the rest, when the listener stops.
+func (l *listener[T]) deliverChunk(chunk *ring.Ring[notification[T]]) (initial int) {
+	for {
+		n, ok := chunk.Pop()
+		if !ok {
+			return initial
+		}
+		if l.halt.Load() {
+			chunk.Clear()
+			l.inflight.Store(0)
+			return initial
+		}
+		l.deliver(&n)
+		if n.initial {
+			initial++
+		}
+		l.inflight.Add(-1)
+		l.delivered.Add(1)
+	}
+}
+
+// deliver calls the handler for n, recovering and reporting a panic.
+func (l *listener[T]) deliver(n *notification[T]) {
+	defer func() {
+		if v := recover(); v != nil {
+			l.panicked.Add(1)
+			l.report(&PanicError{
+				Handler: l.name,
+				Method:  n.method(),
+				Key:     n.key,
+				Value:   fmt.Sprint(v),
+				Stack:   debug.Stack(),
+			})
+		}
+	}()
+	n.deliver(l.handler)
+}
+
+// start records that run is about to be started.
+func (l *listener[T]) start() {
+	l.mu.Lock()
+	l.started = true
+	l.mu.Unlock()
+}
+
+// stop makes the listener drop its pending notifications, refuse new
+// ones and, once the handler call in progress returns, end run. It is
+// idempotent.
+func (l *listener[T]) stop() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.stopped {
+		return
+	}
+	l.stopped = true
+	l.halt.Store(true)
+	l.buf.Clear()
+	l.over.clear()
+	l.ready.Broadcast()
+	l.space.Broadcast()
+	if !l.started {
+		close(l.done)
+	}
+}
+
+// markUpstreamSynced records that the listener has been pushed every
+// initial-list add it will receive.
+func (l *listener[T]) markUpstreamSynced() {
+	l.mu.Lock()
+	l.upstreamSynced = true
+	l.checkSyncedLocked()
+	l.mu.Unlock()
+}
+
+// checkSyncedLocked closes synced once every initial-list add pushed has
+// been delivered after upstream sync. It requires l.mu held.
+func (l *listener[T]) checkSyncedLocked() {
+	if l.upstreamSynced && l.initialPending == 0 {
+		select {
+		case <-l.synced:
+		default:
+			close(l.synced)
+		}
+	}
+}
+
+// stats returns a snapshot of the listener's counters.
+func (l *listener[T]) stats() HandlerStats {
+	l.mu.Lock()
+	waiting := l.buf.Len() + l.over.Len()
+	s := HandlerStats{Coalesced: l.coalesced, BlockedPushes: l.blocked}
+	l.mu.Unlock()
+	s.Pending = waiting + int(l.inflight.Load())
+	s.Delivered = l.delivered.Load()
+	s.Panics = l.panicked.Load()
+	return s
+}
+
+// HandlerStats is a snapshot of one registration's counters.
+type HandlerStats struct {
+	// Pending is the number of notifications received and not yet
+	// delivered: waiting in the buffer, or taken by the handler's
+	// goroutine, including the one being handled.
+	Pending int
+	// Delivered counts handler calls that returned or panicked.
+	Delivered uint64
+	// Panics counts handler calls that panicked.
+	Panics uint64
+	// Coalesced counts notifications merged into a pending one by a full
+	// Coalesce buffer.
+	Coalesced uint64
+	// BlockedPushes counts the times the informer waited for room in a
+	// full Block buffer.
+	BlockedPushes uint64
+}
+
+// resyncState is a listener's resync bookkeeping.
+type resyncState struct {
+	// requested is the period the handler asked for, after raising it to
+	// MinResyncPeriod; 0 means never.
+	requested time.Duration
+	// period is the period in effect: requested adjusted to the
+	// informer's check period.
+	period time.Duration
+	// next is when the handler is next due.
+	next time.Time
+	// due reports whether resync notifications go to the handler now.
+	due atomic.Bool
+}

@@ -1,0 +1,141 @@
+package informer
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/reflector"
+)
+
+// MinResyncPeriod is the shortest resync period a handler can have;
+// shorter positive periods are raised to it.
+const MinResyncPeriod = time.Second
+
+// Options configures an Informer. The zero value is ready to use: no
+// resync, no secondary index, keys from indexer.MetaNamespaceKey, no
+// transform, unbounded handler buffers, errors and panics logged to
+// slog.Default().
+type Options[T indexer.Object] struct {
+	// Name identifies the informer in logs, errors and WaitForCacheSync
+	// reports. The default is the name of the type T (for example
+	// "*v1.Pod").
+	Name string
+	// Logger receives the informer's log records. The default is
+	// slog.Default().
+	Logger *slog.Logger
+
+	// ResyncPeriod is the default resync period of handlers and the
+	// period at which the informer checks whether any handler is due. Zero
+	// disables resyncs for every handler, whatever its own period
+	// (client-go's rule). See HandlerOptions.ResyncPeriod.
+	ResyncPeriod time.Duration
+
+	// KeyFunc computes cache keys; nil means indexer.MetaNamespaceKey.
+	KeyFunc indexer.KeyFunc[T]
+	// Indexers are the secondary indexes of the cache.
+	Indexers indexer.Indexers[T]
+
+	// Transform, if set, is applied to every object the source delivers
+	// before it is queued and cached, on the reflector's goroutine: use it
+	// to drop fields the program never reads. It is not applied to objects
+	// the informer already holds (resyncs, inferred deletions). An error
+	// makes the reflector report it and relist; an object that can never
+	// be transformed keeps the informer from syncing. To cache a different
+	// type than the source's, use NewProjected.
+	Transform func(T) (T, error)
+
+	// Equal, if set, suppresses updates whose new state is Equal to the
+	// old one, beyond the resource-version check that marks resyncs: the
+	// cache stores the new state, but no handler is told. Resyncs (same
+	// resource version) are not suppressed; they reach the handlers whose
+	// resync is due. Equal runs on the informer's processing goroutine.
+	Equal func(old, new T) bool
+
+	// ErrorHandler is called with every error the informer meets and
+	// recovers from: failed lists and watches (see
+	// reflector.Options.ErrorHandler), objects the cache refused (an index
+	// or key function failed; the object is skipped), and handler panics
+	// (a *PanicError; the notification is skipped). It must return
+	// quickly and must not call the informer's methods that add or remove
+	// handlers. The default logs to Logger.
+	ErrorHandler func(ctx context.Context, err error)
+
+	// Buffer is the default buffer of handlers that do not set
+	// HandlerOptions.Buffer; the zero value is unbounded.
+	Buffer BufferOptions
+
+	// Reflector tunes the reflector: paging, watch timeouts, backoff.
+	// Its Name, Logger, ResyncPeriod, ShouldResync and ErrorHandler fields
+	// are ignored; the informer sets them from the fields above.
+	Reflector reflector.Options
+}
+
+// Overflow says what a bounded handler buffer does when it is full.
+type Overflow uint8
+
+const (
+	// Block makes the informer wait until the handler has taken
+	// notifications out of its buffer. A slow handler then slows the
+	// cache and every other handler of the informer: choose it only when
+	// memory matters more than latency.
+	Block Overflow = iota
+	// Coalesce makes a full buffer merge each new notification with the
+	// one still pending for the same key, so that the handler skips
+	// intermediate states and sees the latest one: an add then updates
+	// become one add of the last state, updates become one update from
+	// the oldest to the newest state, an add then its deletion vanish,
+	// an update then a deletion become the deletion, and a deletion then
+	// a re-creation become an update. The handler's view of the cache
+	// stays exact; notifications for one key stay in order, but a merged
+	// notification keeps the place of the first one it absorbed. The
+	// overflow holds at most one notification per key, so its memory is
+	// bounded by the number of keys rather than events. The informer never
+	// waits.
+	Coalesce
+)
+
+// String returns the policy's name.
+func (o Overflow) String() string {
+	switch o {
+	case Block:
+		return "Block"
+	case Coalesce:
+		return "Coalesce"
+	}
+	return "Overflow(invalid)"
+}
+
+// BufferOptions configure a handler's buffer of pending notifications.
+// The zero value is an unbounded buffer, like client-go's.
+type BufferOptions struct {
+	// Size bounds the number of notifications waiting in the buffer; zero
+	// or negative means unbounded. The handler's goroutine takes waiting
+	// notifications out in chunks, so up to Size more may be taken and
+	// not yet delivered. The replay a handler added after start receives
+	// is not bounded: it holds one notification per cached object.
+	Size int
+	// Overflow is what happens when Size notifications are waiting.
+	Overflow Overflow
+}
+
+// HandlerOptions configure one registration. The zero value gives the
+// informer's defaults.
+type HandlerOptions struct {
+	// Name identifies the handler in logs, panics and sync reports. The
+	// default is the informer's name followed by "#" and the
+	// registration's sequence number.
+	Name string
+	// ResyncPeriod is how often the handler wants to receive every cached
+	// object again, as an update with identical old and new states. Zero
+	// means Options.ResyncPeriod and a negative value means never.
+	// Positive periods are raised to MinResyncPeriod, and, for handlers
+	// added after Run started, to the informer's check period; a handler
+	// added before Run with a period shorter than the check period lowers
+	// it (client-go's rules).
+	ResyncPeriod time.Duration
+	// Buffer bounds the handler's buffer; the zero value means
+	// Options.Buffer.
+	Buffer BufferOptions
+}

@@ -1,0 +1,168 @@
+package informer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/typedcache/typedcache/deltafifo"
+)
+
+// batchSize is the largest number of keys the informer takes from its
+// DeltaFIFO at once, client-go's batch size.
+const batchSize = 1000
+
+// Run starts the informer: a reflector lists and watches the source into
+// a DeltaFIFO, a processing goroutine applies the FIFO's deltas to the
+// cache and hands the notifications to each handler's buffer, and one
+// goroutine per handler calls it. Run blocks until ctx ends, and returns
+// only after every goroutine it started has exited (including handler
+// calls in progress). It returns nil then, and ErrStarted, at once, if Run
+// was called before.
+func (inf *Informer[T]) Run(ctx context.Context) error {
+	inf.mu.Lock()
+	if inf.started {
+		inf.mu.Unlock()
+		return ErrStarted
+	}
+	inf.started = true
+	inf.runCtx = ctx
+	ro := inf.reflectorOpts
+	ro.Name = inf.name
+	ro.Logger = inf.logger
+	ro.ResyncPeriod = inf.check
+	ro.ShouldResync = inf.shouldResync
+	ro.ErrorHandler = inf.onError
+	refl := inf.newReflector(ro)
+	inf.refl = refl
+	for _, l := range *inf.listeners.Load() {
+		l.start()
+		inf.wg.Go(l.run)
+	}
+	inf.mu.Unlock()
+
+	// A processing goroutine blocked on a full Block buffer wakes when
+	// stop stops the listeners.
+	stopOnCancel := context.AfterFunc(ctx, inf.stop)
+	defer stopOnCancel()
+
+	var wg sync.WaitGroup
+	wg.Go(func() { refl.Run(ctx) })
+	wg.Go(func() { inf.process(ctx) })
+	wg.Wait()
+
+	inf.stop()
+	inf.fifo.Close()
+	inf.wg.Wait()
+	return nil
+}
+
+// stop stops every listener and refuses new handlers. It is idempotent.
+// It stops the listeners it can see before taking mu, so that a
+// processing goroutine blocked on a full buffer (perhaps holding up a
+// caller of AddEventHandler that holds mu) is released first.
+func (inf *Informer[T]) stop() {
+	inf.stopping.Store(true)
+	for _, l := range *inf.listeners.Load() {
+		l.stop()
+	}
+	inf.mu.Lock()
+	if !inf.stopped {
+		inf.stopped = true
+		close(inf.stoppedCh)
+	}
+	ls := *inf.listeners.Load()
+	inf.mu.Unlock()
+	for _, l := range ls {
+		l.stop()
+	}
+}
+
+// process pops batches of deltas until ctx ends.
+func (inf *Informer[T]) process(ctx context.Context) {
+	for {
+		err := inf.fifo.PopBatch(ctx, batchSize, inf.apply)
+		if err != nil && (ctx.Err() != nil || errors.Is(err, deltafifo.ErrClosed)) {
+			return
+		}
+		inf.checkSynced()
+	}
+}
+
+// apply applies one batch to the cache and hands its notifications to
+// every listener. A delta the cache refuses (an index function failed) is
+// reported and skipped, with no notification.
+func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
+	inf.deltaMu.Lock()
+	defer inf.deltaMu.Unlock()
+	ns := inf.scratch[:0]
+	for i := range items {
+		it := &items[i]
+		for _, d := range it.Deltas {
+			n, ok := inf.applyDelta(it.Key, d, it.InInitialList)
+			if ok {
+				ns = append(ns, n)
+			}
+		}
+	}
+	if len(ns) > 0 {
+		for _, l := range *inf.listeners.Load() {
+			l.push(ns, false)
+		}
+	}
+	clear(ns) // do not pin objects until the next batch
+	inf.scratch = ns[:0]
+	return nil
+}
+
+// applyDelta applies one delta to the cache and returns the notification
+// it calls for, if any. Requires deltaMu held.
+func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial bool) (notification[T], bool) {
+	if d.Type == deltafifo.Deleted {
+		if _, _, err := inf.cache.DeleteKey(key); err != nil {
+			inf.reportError(fmt.Errorf("informer: deleting %q from the cache: %w", key, err))
+			return notification[T]{}, false
+		}
+		return notification[T]{key: key, obj: d.Object, kind: kindDelete, inferred: d.Inferred}, true
+	}
+	old, existed, err := inf.cache.Put(key, d.Object)
+	if err != nil {
+		inf.reportError(fmt.Errorf("informer: caching %q: %w", key, err))
+		return notification[T]{}, false
+	}
+	if !existed {
+		return notification[T]{key: key, obj: d.Object, kind: kindAdd, initial: initial}, true
+	}
+	resync := old.GetResourceVersion() == d.Object.GetResourceVersion()
+	if !resync && inf.equal != nil && inf.equal(old, d.Object) {
+		return notification[T]{}, false
+	}
+	return notification[T]{key: key, old: old, obj: d.Object, kind: kindUpdate, resync: resync}, true
+}
+
+// checkSynced marks the informer synced once its FIFO has synced.
+func (inf *Informer[T]) checkSynced() {
+	if inf.isSynced.Load() || !inf.fifo.HasSynced() {
+		return
+	}
+	inf.deltaMu.Lock()
+	defer inf.deltaMu.Unlock()
+	if inf.isSynced.Load() {
+		return
+	}
+	inf.isSynced.Store(true)
+	close(inf.synced)
+	for _, l := range *inf.listeners.Load() {
+		l.markUpstreamSynced()
+	}
+}
+
+// reportError hands err to the error handler, with Run's context.
+func (inf *Informer[T]) reportError(err error) {
+	ctx := inf.runCtx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	inf.onError(ctx, err)
+}

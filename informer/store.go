@@ -1,0 +1,85 @@
+package informer
+
+import (
+	"fmt"
+
+	"github.com/typedcache/typedcache/deltafifo"
+	"github.com/typedcache/typedcache/indexer"
+)
+
+// fifoStore is the reflector.Store the reflector of an informer writes
+// into: the informer's DeltaFIFO, plus a sync check after Replace.
+type fifoStore[T indexer.Object] struct {
+	*deltafifo.DeltaFIFO[T]
+	inf *Informer[T]
+}
+
+// Replace replaces the FIFO's content and, for a first list that queued
+// nothing (an empty source), marks the informer synced: no pop would.
+func (s fifoStore[T]) Replace(items []T, resourceVersion string) error {
+	if err := s.DeltaFIFO.Replace(items, resourceVersion); err != nil {
+		return err
+	}
+	s.inf.checkSynced()
+	return nil
+}
+
+// projectingStore is the reflector.Store of NewProjected: it projects
+// every object of the source type S into the cached type T.
+type projectingStore[S, T indexer.Object] struct {
+	project func(S) (T, error)
+	next    fifoStore[T]
+}
+
+// Add projects and queues an addition.
+func (s projectingStore[S, T]) Add(obj S) error {
+	t, err := s.apply(obj)
+	if err != nil {
+		return err
+	}
+	return s.next.Add(t)
+}
+
+// Update projects and queues an update.
+func (s projectingStore[S, T]) Update(obj S) error {
+	t, err := s.apply(obj)
+	if err != nil {
+		return err
+	}
+	return s.next.Update(t)
+}
+
+// Delete projects and queues a deletion.
+func (s projectingStore[S, T]) Delete(obj S) error {
+	t, err := s.apply(obj)
+	if err != nil {
+		return err
+	}
+	return s.next.Delete(t)
+}
+
+// Replace projects every item, then replaces the FIFO's content; a
+// projection error leaves the FIFO unchanged.
+func (s projectingStore[S, T]) Replace(items []S, resourceVersion string) error {
+	ts := make([]T, len(items))
+	for i, obj := range items {
+		t, err := s.apply(obj)
+		if err != nil {
+			return err
+		}
+		ts[i] = t
+	}
+	return s.next.Replace(ts, resourceVersion)
+}
+
+// Resync queues a resync of the cached (already projected) objects.
+func (s projectingStore[S, T]) Resync() error { return s.next.Resync() }
+
+// apply projects obj, wrapping a failure with the object's identity.
+func (s projectingStore[S, T]) apply(obj S) (T, error) {
+	t, err := s.project(obj)
+	if err != nil {
+		return t, fmt.Errorf("informer: projecting %s/%s: %w", obj.GetNamespace(), obj.GetName(), err)
+	}
+	return t, nil
+}
