@@ -37,13 +37,16 @@ func JoinKey(namespace, name string) string {
 }
 
 // SplitKey returns the namespace and name that a key made by MetaNamespaceKey
-// or JoinKey stands for. A key with no '/' is a cluster-scoped name.
+// or JoinKey stands for. A key with no '/' is a cluster-scoped name. Keys
+// that JoinKey cannot produce (an empty part, a second '/', a '%' not
+// followed by "25" or "2F") are errors, so a key that splits joins back to
+// itself.
 func SplitKey(key string) (namespace, name string, err error) {
 	ns, n, found := strings.Cut(key, "/")
 	if !found {
 		ns, n = "", key
 	}
-	if n == "" || strings.Contains(n, "/") {
+	if n == "" || strings.Contains(n, "/") || found && ns == "" {
 		return "", "", fmt.Errorf("indexer: malformed key %q", key)
 	}
 	if namespace, err = unescape(ns); err != nil {

@@ -1,0 +1,86 @@
+package indexer_test
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/typedcache/typedcache/indexer"
+)
+
+func TestMetaNamespaceKey(t *testing.T) {
+	tests := []struct {
+		name, namespace, objName string
+		want                     string
+		wantErr                  error
+	}{
+		{name: "namespaced", namespace: "default", objName: "web", want: "default/web"},
+		{name: "cluster-scoped", objName: "node-1", want: "node-1"},
+		{name: "slash in name is escaped", namespace: "etc", objName: "a/b", want: "etc/a%2Fb"},
+		{name: "percent in namespace is escaped", namespace: "100%", objName: "x", want: "100%25/x"},
+		{name: "escape-looking name stays distinct", objName: "%2F", want: "%252F"},
+		{name: "empty name", namespace: "default", wantErr: indexer.ErrEmptyName},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := indexer.MetaNamespaceKey(&obj{Namespace: tt.namespace, Name: tt.objName})
+			if !errors.Is(err, tt.wantErr) || got != tt.want {
+				t.Errorf("MetaNamespaceKey(%q, %q) = %q, %v; want %q, %v", tt.namespace, tt.objName, got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestSplitKey(t *testing.T) {
+	tests := []struct {
+		key             string
+		namespace, name string
+		wantErr         bool
+	}{
+		{key: "default/web", namespace: "default", name: "web"},
+		{key: "node-1", name: "node-1"},
+		{key: "etc/a%2Fb", namespace: "etc", name: "a/b"},
+		{key: "100%25/x", namespace: "100%", name: "x"},
+		{key: "%252F", name: "%2F"},
+		{key: "", wantErr: true},       // no name
+		{key: "ns/", wantErr: true},    // empty name
+		{key: "/x", wantErr: true},     // empty namespace before a slash
+		{key: "a/b/c", wantErr: true},  // second slash
+		{key: "a%2/x", wantErr: true},  // truncated escape
+		{key: "ns/%41", wantErr: true}, // escape JoinKey never writes
+		{key: "ns/%2f", wantErr: true}, // lower-case escape
+		{key: "%", wantErr: true},      // lone percent
+		{key: "ns%2Fx/y", namespace: "ns/x", name: "y"},
+	}
+	for _, tt := range tests {
+		ns, name, err := indexer.SplitKey(tt.key)
+		if (err != nil) != tt.wantErr || ns != tt.namespace || name != tt.name {
+			t.Errorf("SplitKey(%q) = %q, %q, %v; want %q, %q, error %t", tt.key, ns, name, err, tt.namespace, tt.name, tt.wantErr)
+		}
+	}
+}
+
+// FuzzKey checks that JoinKey never maps two (namespace, name) pairs to
+// one key, that SplitKey inverts it, and that a key SplitKey accepts joins
+// back to itself.
+func FuzzKey(f *testing.F) {
+	f.Add("default", "web", "default/web", "", "%2F")
+	f.Add("a/b", "c", "a", "b/c", "a%2Fb/c")
+	f.Add("", "x/y", "x", "y", "%25")
+	f.Fuzz(func(t *testing.T, ns1, name1, ns2, name2, key string) {
+		if name1 != "" {
+			k := indexer.JoinKey(ns1, name1)
+			ns, name, err := indexer.SplitKey(k)
+			if err != nil || ns != ns1 || name != name1 {
+				t.Fatalf("SplitKey(JoinKey(%q, %q) = %q) = %q, %q, %v", ns1, name1, k, ns, name, err)
+			}
+			if name2 != "" && (ns1 != ns2 || name1 != name2) && k == indexer.JoinKey(ns2, name2) {
+				t.Fatalf("JoinKey(%q, %q) == JoinKey(%q, %q) == %q", ns1, name1, ns2, name2, k)
+			}
+		}
+		if ns, name, err := indexer.SplitKey(key); err == nil {
+			if back := indexer.JoinKey(ns, name); back != key {
+				t.Fatalf("JoinKey(SplitKey(%q)) = %q", key, back)
+			}
+		}
+	})
+}

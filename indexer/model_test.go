@@ -1,0 +1,103 @@
+package indexer_test
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/typedcache/typedcache/indexer"
+)
+
+// model is a deliberately naive Indexer: a map of objects and the index
+// functions, with every index recomputed from scratch when asked for.
+type model struct {
+	objs     map[string]*obj
+	indexers map[string]indexer.IndexFunc[*obj]
+}
+
+func newModel(indexers indexer.Indexers[*obj]) *model {
+	return &model{objs: map[string]*obj{}, indexers: maps.Clone(indexers)}
+}
+
+// indexable reports whether every index function accepts o.
+func (m *model) indexable(o *obj) bool {
+	for _, f := range m.indexers {
+		if _, err := f(o); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// put reports what Put should return, and whether it should fail.
+func (m *model) put(key string, o *obj) (old *obj, existed, fails bool) {
+	old, existed = m.objs[key]
+	if !m.indexable(o) || existed && !m.indexable(old) {
+		return nil, false, true
+	}
+	m.objs[key] = o
+	return old, existed, false
+}
+
+func (m *model) deleteKey(key string) (old *obj, existed, fails bool) {
+	old, existed = m.objs[key]
+	if !existed {
+		return nil, false, false
+	}
+	if !m.indexable(old) {
+		return nil, false, true
+	}
+	delete(m.objs, key)
+	return old, true, false
+}
+
+// replace reports whether Replace should fail.
+func (m *model) replace(objs []*obj) (fails bool) {
+	next := map[string]*obj{}
+	for _, o := range objs {
+		key, err := indexer.MetaNamespaceKey(o)
+		if err != nil {
+			return true
+		}
+		next[key] = o
+	}
+	for _, o := range next {
+		if !m.indexable(o) {
+			return true
+		}
+	}
+	m.objs = next
+	return false
+}
+
+// addIndexers reports whether AddIndexers should fail.
+func (m *model) addIndexers(add indexer.Indexers[*obj]) (fails bool) {
+	for name, f := range add {
+		if _, ok := m.indexers[name]; ok {
+			return true
+		}
+		for _, o := range m.objs {
+			if _, err := f(o); err != nil {
+				return true
+			}
+		}
+	}
+	maps.Copy(m.indexers, add)
+	return false
+}
+
+// index returns the named index: each value with the sorted keys having it.
+func (m *model) index(name string) map[string][]string {
+	out := map[string][]string{}
+	for key, o := range m.objs {
+		vals, _ := m.indexers[name](o)
+		for _, v := range vals {
+			if !slices.Contains(out[v], key) {
+				out[v] = append(out[v], key)
+			}
+		}
+	}
+	for _, keys := range out {
+		slices.Sort(keys)
+	}
+	return out
+}
