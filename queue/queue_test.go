@@ -146,7 +146,7 @@ func TestSemantics(t *testing.T) {
 		},
 		{
 			name:  "the earliest ready time wins",
-			steps: []step{after("a", 2 * time.Second), after("a", time.Second), after("a", 3 * time.Second), sleep(time.Second), get("a"), done("a"), sleep(5 * time.Second), wantLen(0)},
+			steps: []step{after("a", 2*time.Second), after("a", time.Second), after("a", 3*time.Second), sleep(time.Second), get("a"), done("a"), sleep(5 * time.Second), wantLen(0)},
 			want:  queue.State{},
 		},
 		{
@@ -201,12 +201,12 @@ func TestSemantics(t *testing.T) {
 		},
 		{
 			name:  "equal ready times keep AddAfter order",
-			steps: []step{after("b", time.Second), after("c", 2 * time.Second), after("a", time.Second), after("c", time.Second), sleep(time.Second), get("b"), get("a"), get("c")},
+			steps: []step{after("b", time.Second), after("c", 2*time.Second), after("a", time.Second), after("c", time.Second), sleep(time.Second), get("b"), get("a"), get("c")},
 			want:  queue.State{Processing: 3, Slots: 3},
 		},
 		{
 			name:  "earlier delays come out first",
-			steps: []step{after("a", 3 * time.Second), after("b", 2 * time.Second), after("c", time.Second), sleep(3 * time.Second), get("c"), get("b"), get("a")},
+			steps: []step{after("a", 3*time.Second), after("b", 2*time.Second), after("c", time.Second), sleep(3 * time.Second), get("c"), get("b"), get("a")},
 			want:  queue.State{Processing: 3, Slots: 3},
 		},
 		{

@@ -1,0 +1,257 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/typedcache/typedcache/queue"
+)
+
+// model is a deliberately naive delaying work queue: slices and maps, no
+// cleverness, every rule spelled out where it applies.
+type model struct {
+	now        time.Duration
+	ready      []string // queued and not processing, oldest first
+	queued     map[string]bool
+	processing map[string]bool
+	waiting    map[string]delayed
+	seq        int
+	shut       bool
+}
+
+type delayed struct {
+	at  time.Duration
+	seq int
+}
+
+func newModel() *model {
+	return &model{queued: map[string]bool{}, processing: map[string]bool{}, waiting: map[string]delayed{}}
+}
+
+func (m *model) add(item string) {
+	if m.shut || m.queued[item] {
+		return
+	}
+	delete(m.waiting, item)
+	m.queued[item] = true
+	if !m.processing[item] {
+		m.ready = append(m.ready, item)
+	}
+}
+
+func (m *model) addAfter(item string, d time.Duration) {
+	if m.shut {
+		return
+	}
+	if d <= 0 {
+		m.add(item)
+		return
+	}
+	if m.queued[item] {
+		return
+	}
+	if w, ok := m.waiting[item]; ok && w.at <= m.now+d {
+		return
+	}
+	m.seq++
+	m.waiting[item] = delayed{m.now + d, m.seq}
+}
+
+func (m *model) cancelAfter(item string) bool {
+	_, ok := m.waiting[item]
+	delete(m.waiting, item)
+	return ok
+}
+
+func (m *model) dirty() int {
+	n := 0
+	for item := range m.queued {
+		if m.processing[item] {
+			n++
+		}
+	}
+	return n
+}
+
+// get returns the item Get should hand out, or the error it should return,
+// with context.Canceled standing for "blocks".
+func (m *model) get() (string, error) {
+	if len(m.ready) > 0 {
+		item := m.ready[0]
+		m.ready = m.ready[1:]
+		delete(m.queued, item)
+		m.processing[item] = true
+		return item, nil
+	}
+	if m.shut && m.dirty() == 0 {
+		return "", queue.ErrShutDown
+	}
+	return "", context.Canceled
+}
+
+func (m *model) done(item string) {
+	if !m.processing[item] {
+		return
+	}
+	delete(m.processing, item)
+	if m.queued[item] {
+		m.ready = append(m.ready, item)
+	}
+}
+
+func (m *model) advance(d time.Duration) {
+	m.now += d
+	var due []string
+	for item, w := range m.waiting {
+		if w.at <= m.now {
+			due = append(due, item)
+		}
+	}
+	slices.SortFunc(due, func(a, b string) int {
+		wa, wb := m.waiting[a], m.waiting[b]
+		if wa.at != wb.at {
+			return int(wa.at - wb.at)
+		}
+		return wa.seq - wb.seq
+	})
+	for _, item := range due {
+		delete(m.waiting, item)
+		m.queued[item] = true
+		if !m.processing[item] {
+			m.ready = append(m.ready, item)
+		}
+	}
+}
+
+func (m *model) shutDown() {
+	m.shut = true
+	clear(m.waiting)
+}
+
+func (m *model) drained() bool {
+	return len(m.ready) == 0 && m.dirty() == 0 && len(m.processing) == 0
+}
+
+func (m *model) state() queue.State {
+	slots := map[string]bool{}
+	for _, set := range []map[string]bool{m.queued, m.processing} {
+		for item := range set {
+			slots[item] = true
+		}
+	}
+	for item := range m.waiting {
+		slots[item] = true
+	}
+	return queue.State{Ready: len(m.ready), Dirty: m.dirty(), Processing: len(m.processing), Waiting: len(m.waiting), Slots: len(slots)}
+}
+
+// blocking runs f in a goroutine and reports its result if it returns
+// without the bubble's clock moving, or cancels it and reports
+// context.Canceled, standing for "blocks".
+func blocking[T any](f func(ctx context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	type result struct {
+		v   T
+		err error
+	}
+	c := make(chan result, 1)
+	go func() {
+		v, err := f(ctx)
+		c <- result{v, err}
+	}()
+	synctest.Wait()
+	select {
+	case r := <-c:
+		cancel()
+		return r.v, r.err
+	default:
+		cancel()
+		r := <-c
+		if !errors.Is(r.err, context.Canceled) {
+			return r.v, fmt.Errorf("returned %v after blocking", r.err)
+		}
+		return r.v, context.Canceled
+	}
+}
+
+// FuzzQueue decodes bytes into operations on a TypedDelayingQueue and checks
+// every outcome, and the internal state after every step, against model.
+func FuzzQueue(f *testing.F) {
+	f.Add([]byte{0, 0, 3, 0, 0, 0, 3, 0, 4, 0, 3, 0})
+	f.Add([]byte{1, 2, 5, 1, 0, 1, 5, 3, 3, 0, 2, 1, 6, 0, 3, 0, 4, 0})
+	f.Add([]byte{0, 1, 3, 0, 0, 1, 7, 0, 4, 1, 3, 0, 4, 1, 3, 0})
+	f.Add([]byte{1, 4, 1, 2, 3, 1, 1, 3, 5, 3, 3, 0, 3, 0, 5, 2, 3, 0})
+	items := []string{"a", "b", "c", "d"}
+	delays := []time.Duration{-time.Second, 0, time.Second, 2 * time.Second, 3 * time.Second}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		synctest.Test(t, func(t *testing.T) {
+			q := queue.NewTypedDelayingQueue[string](queue.Options{})
+			defer q.ShutDown()
+			m := newModel()
+			for i := 0; i+1 < len(data); i += 2 {
+				op, arg := data[i]%8, int(data[i+1])
+				item := items[arg%len(items)]
+				var desc string
+				switch op {
+				case 0:
+					desc = "Add(" + item + ")"
+					q.Add(item)
+					m.add(item)
+				case 1:
+					d := delays[(arg/len(items))%len(delays)]
+					desc = fmt.Sprintf("AddAfter(%s, %v)", item, d)
+					q.AddAfter(item, d)
+					m.addAfter(item, d)
+				case 2:
+					desc = "CancelAfter(" + item + ")"
+					if got, want := q.CancelAfter(item), m.cancelAfter(item); got != want {
+						t.Fatalf("step %d: CancelAfter(%s) = %v, want %v", i/2, item, got, want)
+					}
+				case 3:
+					desc = "Get"
+					got, err := blocking(q.Get)
+					want, wantErr := m.get()
+					if got != want || !errors.Is(err, wantErr) {
+						t.Fatalf("step %d: Get() = %q, %v, want %q, %v", i/2, got, err, want, wantErr)
+					}
+				case 4:
+					desc = "Done(" + item + ")"
+					q.Done(item)
+					m.done(item)
+				case 5:
+					d := time.Duration(arg%4) * time.Second / 2
+					desc = "sleep " + d.String()
+					time.Sleep(d)
+					synctest.Wait()
+					m.advance(d)
+				case 6:
+					desc = "ShutDown"
+					q.ShutDown()
+					m.shutDown()
+				case 7:
+					desc = "ShutDownWithDrain"
+					_, err := blocking(func(ctx context.Context) (struct{}, error) {
+						return struct{}{}, q.ShutDownWithDrain(ctx)
+					})
+					m.shutDown()
+					if want := m.drained(); (err == nil) != want {
+						t.Fatalf("step %d: ShutDownWithDrain() = %v, model drained = %v", i/2, err, want)
+					}
+				}
+				if got := q.Len(); got != len(m.ready) {
+					t.Fatalf("step %d (%s): Len() = %d, want %d", i/2, desc, got, len(m.ready))
+				}
+				if diff := cmp.Diff(m.state(), q.State()); diff != "" {
+					t.Fatalf("step %d (%s): State() mismatch (-want +got):\n%s", i/2, desc, diff)
+				}
+			}
+		})
+	})
+}
