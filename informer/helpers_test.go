@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
@@ -21,9 +23,9 @@ type obj struct {
 	Value               int
 }
 
-func (o *obj) GetNamespace() string          { return o.Namespace }
-func (o *obj) GetName() string               { return o.Name }
-func (o *obj) GetResourceVersion() string    { return o.RV }
+func (o *obj) GetNamespace() string         { return o.Namespace }
+func (o *obj) GetName() string              { return o.Name }
+func (o *obj) GetResourceVersion() string   { return o.RV }
 func (o *obj) SetResourceVersion(rv string) { o.RV = rv }
 
 // newObj returns an object in namespace "ns".
@@ -151,3 +153,91 @@ func sorted(ss []string) []string {
 
 // join formats events one per line, for failure messages.
 func join(ss []string) string { return strings.Join(ss, "\n") }
+
+// outage simulates a watch outage during which during changes the source,
+// long enough for the source to forget the changes: the informer must
+// relist to catch up, as after a long disconnection from an API server.
+// It returns once the informer has settled after the relist. It must run
+// in a synctest bubble.
+func outage(src *memsource.Source[*obj], during func()) {
+	src.SetFaults(memsource.Faults{WatchDelay: time.Hour})
+	src.CloseWatches()
+	synctest.Wait()
+	during()
+	src.Compact()
+	src.SetFaults(memsource.Faults{})
+	time.Sleep(2 * time.Hour)
+	synctest.Wait()
+}
+
+// gate is a Handler that passes notifications to next, but first waits,
+// for objects block selects, until the gate is opened.
+type gate struct {
+	next  informer.Handler[*obj]
+	block func(*obj) bool
+	open  chan struct{}
+	once  sync.Once
+}
+
+func newGate(next informer.Handler[*obj], block func(*obj) bool) *gate {
+	return &gate{next: next, block: block, open: make(chan struct{})}
+}
+
+// Open lets every waiting and future notification through.
+func (g *gate) Open() { g.once.Do(func() { close(g.open) }) }
+
+func (g *gate) wait(o *obj) {
+	if o != nil && g.block(o) {
+		<-g.open
+	}
+}
+
+func (g *gate) OnAdd(o *obj, initial bool) { g.wait(o); g.next.OnAdd(o, initial) }
+func (g *gate) OnUpdate(old, new *obj)     { g.wait(new); g.next.OnUpdate(old, new) }
+func (g *gate) OnDelete(d informer.Deleted[*obj]) {
+	g.wait(d.Object)
+	g.next.OnDelete(d)
+}
+
+// always blocks every notification.
+func always(*obj) bool { return true }
+
+// update writes a new value of the object named name.
+func update(t testing.TB, src *memsource.Source[*obj], name string, value int) {
+	t.Helper()
+	cur, ok := src.Get("ns/" + name)
+	if !ok {
+		t.Fatalf("update(%s): not in the source", name)
+	}
+	next := *cur
+	next.Value = value
+	if _, err := src.Update(&next); err != nil {
+		t.Fatalf("update(%s): %v", name, err)
+	}
+}
+
+// create adds an object named name.
+func create(t testing.TB, src *memsource.Source[*obj], name string, value int) {
+	t.Helper()
+	if _, err := src.Create(newObj(name, value)); err != nil {
+		t.Fatalf("create(%s): %v", name, err)
+	}
+}
+
+// remove deletes the object named name.
+func remove(t testing.TB, src *memsource.Source[*obj], name string) {
+	t.Helper()
+	if _, err := src.Delete("ns/" + name); err != nil {
+		t.Fatalf("remove(%s): %v", name, err)
+	}
+}
+
+// mustAdd registers h with opts, failing the test on error.
+func mustAdd(t testing.TB, inf *informer.Informer[*obj], h informer.Handler[*obj], opts informer.HandlerOptions) *informer.Registration[*obj] {
+	t.Helper()
+	reg, err := inf.AddEventHandlerWithOptions(h, opts)
+	if err != nil {
+		t.Fatalf("AddEventHandlerWithOptions() = %v", err)
+	}
+	return reg
+}

@@ -36,9 +36,9 @@ type Informer[T indexer.Object] struct {
 	newReflector func(reflector.Options) runner
 
 	// mu guards the fields below it and serialises changes to listeners.
-	mu       sync.Mutex
-	started  bool
-	stopped  bool
+	mu      sync.Mutex
+	started bool
+	stopped bool
 	// runCtx is Run's context. Run sets it before it starts any goroutine
 	// that reads it, and never changes it again, so those read it without
 	// the lock.

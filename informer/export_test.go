@@ -1,0 +1,15 @@
+package informer
+
+import (
+	"time"
+
+	"github.com/typedcache/typedcache/indexer"
+)
+
+// ResyncPeriods returns the resync period in effect for reg and the
+// informer's check period.
+func ResyncPeriods[T indexer.Object](inf *Informer[T], reg *Registration[T]) (handler, check time.Duration) {
+	inf.mu.Lock()
+	defer inf.mu.Unlock()
+	return reg.l.resync.period, inf.check
+}
