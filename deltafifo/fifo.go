@@ -1,0 +1,252 @@
+package deltafifo
+
+import (
+	"errors"
+	"fmt"
+	"iter"
+	"sync"
+
+	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/internal/ring"
+)
+
+// ErrClosed is returned by Pop and PopBatch once the DeltaFIFO is closed and
+// no key is ready, and by every method that would add deltas after Close.
+var ErrClosed = errors.New("deltafifo: closed")
+
+// ErrRequeue, wrapped in the error a processor returns, asks Pop or PopBatch
+// to put the processed deltas back: they are queued again, in front of any
+// deltas of the same key that arrived meanwhile. Pop returns the
+// processor's error either way.
+var ErrRequeue = errors.New("deltafifo: requeue")
+
+// KnownObjects is the consumer's view of the objects it has already
+// processed, typically the informer's cache (*indexer.Indexer[T] satisfies
+// it). It must use the same keys as the DeltaFIFO's key function. The
+// DeltaFIFO consults it in Delete (is the key known?), Replace (which known
+// keys are missing from the list?) and Resync (what to resync).
+//
+// The DeltaFIFO calls these methods with its lock held, so that the queue
+// and the cache are seen at one instant; they must be fast and must not call
+// back into the DeltaFIFO.
+type KnownObjects[T any] interface {
+	// GetByKey returns the object stored under key and reports whether
+	// there is one.
+	GetByKey(key string) (T, bool)
+	// Keys yields the key of every stored object.
+	Keys() iter.Seq[string]
+}
+
+// Options are the optional settings of a DeltaFIFO. The zero value is valid:
+// no known objects, Replace emits Replaced, no transform.
+type Options[T any] struct {
+	// KnownObjects is the consumer's cache. When nil, Delete drops every key
+	// that has nothing queued, Replace infers deletions only for queued keys,
+	// and Resync does nothing.
+	KnownObjects KnownObjects[T]
+
+	// SyncOnReplace makes Replace record Sync instead of Replaced for the
+	// listed objects, for consumers that treat a relist like a resync.
+	// The default (false) records Replaced. client-go's DeltaFIFO defaults to
+	// Sync unless EmitDeltaTypeReplaced is set; its informers set it.
+	SyncOnReplace bool
+
+	// Transform, if not nil, is applied once to every object on its way in
+	// (Add, Update, Delete and the objects listed to Replace), before it is
+	// queued; typically it strips fields the consumer never reads, to save
+	// memory. It is not applied to inferred deletions nor to Sync deltas from
+	// Resync, whose objects come from the cache and were transformed
+	// already. It must not change the object's key. If it fails, the
+	// operation returns the error and queues nothing.
+	Transform func(T) (T, error)
+}
+
+// DeltaFIFO is a queue of changes between a producer (a reflector) and a
+// consumer (an informer). It keeps, per object key, the list of changes not
+// yet processed, and hands one key's list at a time to a processor. See the
+// package documentation for the exact semantics.
+//
+// A DeltaFIFO is safe for simultaneous use by multiple goroutines. Use New
+// to create one.
+type DeltaFIFO[T any] struct {
+	keyFunc   indexer.KeyFunc[T]
+	known     KnownObjects[T]
+	transform func(T) (T, error)
+	listType  DeltaType // what Replace records for listed objects
+
+	mu   sync.Mutex
+	cond sync.Cond // signalled when a key becomes ready, on Close and on ctx cancellation
+
+	// index maps every key that has deltas queued, parked or in flight to
+	// its primary slot: the queued or in-flight one.
+	index map[string]int32
+	// indexHint is the largest size index was made for; Replace makes a new,
+	// presized map when the FIFO is empty and a list is larger than that.
+	indexHint int
+	slots     slots[T]
+	// ready holds the queued slots in pop order. A slot is in ready if and
+	// only if its state is slotQueued.
+	ready  ring.Ring[int32]
+	parked int // number of slots in state slotParked
+
+	// populated reports whether Add, Update, Delete or Replace was called.
+	populated bool
+	// initialLeft counts the slots that hold deltas of the first Replace
+	// and have not been processed yet.
+	initialLeft int
+	closed      bool
+
+	batches []*batch[T] // reusable PopBatch buffers
+}
+
+// New returns an empty DeltaFIFO that keys objects with keyFunc, typically
+// indexer.MetaNamespaceKey. It panics if keyFunc is nil.
+func New[T any](keyFunc indexer.KeyFunc[T], opts Options[T]) *DeltaFIFO[T] {
+	if keyFunc == nil {
+		panic("deltafifo: New called with a nil key function")
+	}
+	f := &DeltaFIFO[T]{
+		keyFunc:   keyFunc,
+		known:     opts.KnownObjects,
+		transform: opts.Transform,
+		listType:  Replaced,
+		index:     make(map[string]int32),
+	}
+	if opts.SyncOnReplace {
+		f.listType = Sync
+	}
+	f.slots.init()
+	f.cond.L = &f.mu
+	return f
+}
+
+// Add records that obj was added.
+func (f *DeltaFIFO[T]) Add(obj T) error { return f.record(Added, obj) }
+
+// Update records that obj was updated.
+func (f *DeltaFIFO[T]) Update(obj T) error { return f.record(Updated, obj) }
+
+// Delete records that obj was deleted; obj is its last state. The deletion
+// is dropped when its key has no deltas in the FIFO (queued or being
+// processed) and is not in KnownObjects: there is nothing to delete. If the
+// key's newest delta is already a deletion, the two collapse into one.
+func (f *DeltaFIFO[T]) Delete(obj T) error { return f.record(Deleted, obj) }
+
+// record computes obj's key and transforms it outside the lock, then queues
+// a delta of type t.
+func (f *DeltaFIFO[T]) record(t DeltaType, obj T) error {
+	key, obj, err := f.prepare(obj)
+	if err != nil {
+		return err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	f.populated = true
+	if t == Deleted && !f.hasKeyLocked(key) {
+		return nil
+	}
+	f.addLocked(key, Delta[T]{Type: t, Object: obj})
+	f.cond.Broadcast()
+	return nil
+}
+
+// prepare returns obj's key and obj after the transform.
+func (f *DeltaFIFO[T]) prepare(obj T) (string, T, error) {
+	key, err := f.keyFunc(obj)
+	if err != nil {
+		return "", obj, fmt.Errorf("deltafifo: computing key: %w", err)
+	}
+	if f.transform != nil {
+		if obj, err = f.transform(obj); err != nil {
+			return "", obj, fmt.Errorf("deltafifo: transforming %q: %w", key, err)
+		}
+	}
+	return key, obj, nil
+}
+
+// hasKeyLocked reports whether key has deltas in the FIFO or is known to
+// the consumer. Requires f.mu held.
+func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
+	if _, ok := f.index[key]; ok {
+		return true
+	}
+	if f.known == nil {
+		return false
+	}
+	_, ok := f.known.GetByKey(key)
+	return ok
+}
+
+// addLocked appends d to key's pending deltas: to its queued slot, or, when
+// the key is being processed, to the parked slot that collects what arrives
+// meanwhile. It creates the slot if there is none and returns the slot that
+// received d. Requires f.mu held.
+func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) int32 {
+	i, ok := f.index[key]
+	if !ok {
+		i = f.slots.alloc(key, slotQueued)
+		f.index[key] = i
+		f.ready.Push(i)
+	} else if s := f.slots.at(i); s.state == slotInFlight {
+		if s.next == 0 {
+			j := f.slots.alloc(key, slotParked)
+			f.slots.at(i).next = j // at again: alloc may have moved the slots
+			f.parked++
+		}
+		i = f.slots.at(i).next
+	}
+	s := f.slots.at(i)
+	s.deltas = appendDelta(s.deltas, d)
+	return i
+}
+
+// Close closes the FIFO: Pop and PopBatch return the keys that are ready
+// and then ErrClosed, and methods that would add deltas return ErrClosed.
+// Processors running at the time finish normally, and may still requeue.
+// Close is idempotent.
+func (f *DeltaFIFO[T]) Close() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.closed = true
+	f.cond.Broadcast()
+}
+
+// HasSynced reports whether the first Replace has been fully processed: every
+// key it queued (listed objects and inferred deletions) has been popped and
+// its processor has returned without requeueing. It is true from the start
+// of the first Add, Update or Delete that came before any Replace.
+func (f *DeltaFIFO[T]) HasSynced() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.populated && f.initialLeft == 0
+}
+
+// Len returns the number of keys that have deltas waiting to be popped.
+// A key being processed counts only if new deltas arrived for it meanwhile.
+func (f *DeltaFIFO[T]) Len() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ready.Len() + f.parked
+}
+
+// ListKeys returns the keys that have deltas waiting to be popped, in the
+// order Pop would take them: the ready keys first, then the keys that are
+// being processed and have new deltas, which become ready when their
+// processor returns.
+func (f *DeltaFIFO[T]) ListKeys() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	keys := make([]string, 0, f.ready.Len()+f.parked)
+	for i := range f.ready.Len() {
+		keys = append(keys, f.slots.at(f.ready.At(i)).key)
+	}
+	for i := int32(1); i < f.slots.len(); i++ {
+		if s := f.slots.at(i); s.state == slotInFlight && s.next != 0 {
+			keys = append(keys, s.key)
+		}
+	}
+	return keys
+}

@@ -1,0 +1,123 @@
+package deltafifo
+
+import "fmt"
+
+// Replace records a relist: list is the source's complete content (at
+// resource version rv, which the DeltaFIFO does not use). Every listed
+// object gets a Replaced delta (Sync with Options.SyncOnReplace). Every key
+// that has deltas in the FIFO, or is in KnownObjects, but is missing from
+// the list gets one inferred deletion (Delta.Inferred) carrying the newest
+// state known of it: its newest delta, else the cached object.
+//
+// Keys and transforms are computed first; if any fails, Replace returns the
+// error and queues nothing. The change is atomic: a Pop sees all of it or
+// none of it. The first Replace defines what HasSynced waits for.
+func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
+	keys := make([]string, len(list))
+	objs := list
+	if f.transform != nil {
+		objs = make([]T, len(list))
+	}
+	for i, obj := range list {
+		key, obj, err := f.prepare(obj)
+		if err != nil {
+			return fmt.Errorf("deltafifo: replace: item %d: %w", i, err)
+		}
+		keys[i] = key
+		objs[i] = obj
+	}
+
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	first := !f.populated
+	f.populated = true
+	if len(f.index) == 0 && len(keys) > f.indexHint {
+		f.index = make(map[string]int32, len(keys))
+		f.indexHint = len(keys)
+	}
+	f.slots.reserve(len(keys))
+
+	for i, key := range keys {
+		j := f.addLocked(key, Delta[T]{Type: f.listType, Object: objs[i]})
+		f.markInitialLocked(j, first)
+		f.slots.at(f.index[key]).listed = true
+	}
+
+	// Keys with deltas in the FIFO but not in the list. Their slots are the
+	// primary (queued or in-flight) ones; slots created below are parked or
+	// listed, and skipped.
+	for i := int32(1); i < f.slots.len(); i++ {
+		s := f.slots.at(i)
+		if s.state != slotQueued && s.state != slotInFlight {
+			continue
+		}
+		if s.listed {
+			s.listed = false
+			continue
+		}
+		newest := s.deltas[len(s.deltas)-1]
+		if s.state == slotInFlight && s.next != 0 {
+			p := f.slots.at(s.next).deltas
+			newest = p[len(p)-1]
+		}
+		j := f.addLocked(s.key, Delta[T]{Type: Deleted, Object: newest.Object, Inferred: true})
+		f.markInitialLocked(j, first)
+	}
+
+	// Known keys with nothing in the FIFO and not in the list.
+	if f.known != nil {
+		for key := range f.known.Keys() {
+			if _, ok := f.index[key]; ok {
+				continue
+			}
+			obj, _ := f.known.GetByKey(key)
+			j := f.addLocked(key, Delta[T]{Type: Deleted, Object: obj, Inferred: true})
+			f.markInitialLocked(j, first)
+		}
+	}
+	f.cond.Broadcast()
+	return nil
+}
+
+// markInitialLocked marks slot i as holding deltas of the first Replace.
+// Requires f.mu held.
+func (f *DeltaFIFO[T]) markInitialLocked(i int32, first bool) {
+	if s := f.slots.at(i); first && !s.initial {
+		s.initial = true
+		f.initialLeft++
+	}
+}
+
+// Resync records a Sync delta, carrying the cached object, for every key in
+// KnownObjects that has no deltas in the FIFO. A key with pending deltas,
+// or being processed, is skipped: its cached state is older than what is
+// coming. Without KnownObjects, Resync does nothing.
+func (f *DeltaFIFO[T]) Resync() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return ErrClosed
+	}
+	if f.known == nil {
+		return nil
+	}
+	added := false
+	for key := range f.known.Keys() {
+		if _, ok := f.index[key]; ok {
+			continue
+		}
+		obj, ok := f.known.GetByKey(key)
+		if !ok {
+			continue
+		}
+		f.addLocked(key, Delta[T]{Type: Sync, Object: obj})
+		added = true
+	}
+	if added {
+		f.cond.Broadcast()
+	}
+	return nil
+}
