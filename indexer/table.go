@@ -151,10 +151,10 @@ func (t *table[T]) remove(p int) T {
 	key, obj := e.key, e.obj
 	if p != last {
 		moved := *t.at(last)
-		t.writable(p>>chunkBits).entries[p&chunkMask] = moved
+		t.writable(p >> chunkBits).entries[p&chunkMask] = moved
 		t.pos[moved.key] = int32(p)
 	}
-	t.writable(last>>chunkBits).entries[last&chunkMask] = entry[T]{}
+	t.writable(last >> chunkBits).entries[last&chunkMask] = entry[T]{}
 	delete(t.pos, key)
 	t.n = last
 	// Keep at most one empty chunk at the end, so that a store hovering

@@ -1,0 +1,237 @@
+package indexer_test
+
+import (
+	"maps"
+	"math/rand/v2"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/typedcache/typedcache/indexer"
+)
+
+// fill adds n objects spread over 10 namespaces and returns them by key.
+func fill(t testing.TB, x *indexer.Indexer[*obj], n int) map[string]*obj {
+	t.Helper()
+	want := make(map[string]*obj, n)
+	for i := range n {
+		o := &obj{Namespace: "ns" + strconv.Itoa(i%10), Name: "o" + strconv.Itoa(i), Tags: []string{"t" + strconv.Itoa(i%7)}}
+		if err := x.Add(o); err != nil {
+			t.Fatal(err)
+		}
+		want[indexer.JoinKey(o.Namespace, o.Name)] = o
+	}
+	return want
+}
+
+// TestIterationWalksASnapshot pins that All and Keys see the store as it
+// was when the iteration started, even when the loop body itself writes to
+// every chunk.
+func TestIterationWalksASnapshot(t *testing.T) {
+	x := newTestIndexer()
+	want := fill(t, x, 1000)
+	before := maps.Clone(want)
+	seen := map[string]*obj{}
+	n := 0
+	for key, o := range x.All() {
+		seen[key] = o
+		// Interleave deletes, updates and adds, so that entries move
+		// between chunks while the iteration is under way.
+		switch n % 3 {
+		case 0:
+			if err := x.Delete(o); err != nil {
+				t.Fatal(err)
+			}
+		case 1:
+			if err := x.Update(&obj{Namespace: o.Namespace, Name: o.Name, RV: "new"}); err != nil {
+				t.Fatal(err)
+			}
+		default:
+			if err := x.Add(&obj{Namespace: "late", Name: strconv.Itoa(n)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n++
+	}
+	if !maps.Equal(before, seen) {
+		t.Errorf("All() saw %d objects, not the %d stored when it started", len(seen), len(before))
+	}
+	keys := map[string]bool{}
+	after := x.Len()
+	for key := range x.Keys() {
+		keys[key] = true
+		if _, _, err := x.DeleteKey(key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(keys) != after || x.Len() != 0 {
+		t.Errorf("Keys() saw %d keys of %d and left %d", len(keys), after, x.Len())
+	}
+	if err := x.CheckInvariants(); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestIterationStopsEarly pins that breaking out of All and Keys works.
+func TestIterationStopsEarly(t *testing.T) {
+	x := newTestIndexer()
+	fill(t, x, 300)
+	n := 0
+	for range x.All() {
+		if n++; n == 5 {
+			break
+		}
+	}
+	for range x.Keys() {
+		if n++; n == 10 {
+			break
+		}
+	}
+	if n != 10 {
+		t.Errorf("iterations ran %d steps, want 10", n)
+	}
+}
+
+// TestConcurrentUse runs writers on overlapping keys against readers of
+// every kind. The race detector checks the memory accesses; the invariants
+// and the final state check the result.
+func TestConcurrentUse(t *testing.T) {
+	x := newTestIndexer()
+	fill(t, x, 500)
+	const writers, readers, writes = 4, 4, 2000
+	final := make([]map[string]*obj, writers) // what each writer last wrote to its own keys
+	var wg sync.WaitGroup
+	for w := range writers {
+		final[w] = map[string]*obj{}
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 1))
+			for i := range writes {
+				// Even names are shared by all writers; odd ones belong to w.
+				name := "o" + strconv.Itoa(2*r.IntN(300))
+				if i%2 == 1 {
+					name = "w" + strconv.Itoa(w) + "-" + strconv.Itoa(r.IntN(50))
+				}
+				o := &obj{Namespace: "ns" + strconv.Itoa(r.IntN(10)), Name: name, Tags: []string{"t" + strconv.Itoa(r.IntN(7))}}
+				key := indexer.JoinKey(o.Namespace, o.Name)
+				var err error
+				switch r.IntN(8) {
+				case 0:
+					_, _, err = x.DeleteKey(key)
+					if i%2 == 1 {
+						delete(final[w], key)
+					}
+				default:
+					err = x.Update(o)
+					if i%2 == 1 {
+						final[w][key] = o
+					}
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for r := range readers {
+		wg.Go(func() {
+			for i := range writes / 4 {
+				switch (r + i) % 5 {
+				case 0:
+					_ = x.List()
+				case 1:
+					if _, err := x.ByIndex(indexer.NamespaceIndex, "ns3"); err != nil {
+						t.Error(err)
+					}
+				case 2:
+					for range x.All() {
+					}
+				case 3:
+					x.GetByKey("ns1/o1")
+				default:
+					if _, err := x.Index("tag", &obj{Tags: []string{"t1", "t2"}}); err != nil {
+						t.Error(err)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := x.CheckInvariants(); err != nil {
+		t.Fatal(err)
+	}
+	for w, objs := range final {
+		for key, o := range objs {
+			if got, ok := x.GetByKey(key); !ok || got != o {
+				t.Errorf("writer %d: GetByKey(%q) = %v, %t; want its last write %v", w, key, got, ok, o)
+			}
+		}
+	}
+}
+
+// TestBulkWritesWhileWriting runs AddIndexers and Replace against
+// concurrent writers.
+func TestBulkWritesWhileWriting(t *testing.T) {
+	x := newTestIndexer()
+	fill(t, x, 500)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range 20 {
+			if err := x.Replace(x.List()); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	wg.Go(func() {
+		for i := range 2000 {
+			if err := x.Update(&obj{Namespace: "ns1", Name: "o" + strconv.Itoa(i%600), RV: strconv.Itoa(i)}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	if err := x.AddIndexers(indexer.Indexers[*obj]{"rv": rvIndex}); err != nil {
+		t.Error(err)
+	}
+	wg.Wait()
+	if err := x.CheckInvariants(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestAllocations(t *testing.T) {
+	static := []string{"same"}
+	x := indexer.New(indexer.MetaNamespaceKey[*obj], indexer.Indexers[*obj]{
+		"static": func(*obj) ([]string, error) { return static, nil },
+	})
+	fill(t, x, 1000)
+	l := indexer.NewLister(x)
+	o := &obj{Namespace: "ns3", Name: "o3"}
+	tests := []struct {
+		name string
+		f    func()
+	}{
+		{"GetByKey", func() { x.GetByKey("ns3/o3") }},
+		{"Lister.Get", func() { l.Get("ns3", "o3") }},
+		{"Lister.Namespace.Get", func() { l.Namespace("ns3").Get("o3") }},
+		{"walking All", func() {
+			for range x.All() {
+			}
+		}},
+		{"walking Keys", func() {
+			for range x.Keys() {
+			}
+		}},
+		{"Put with unchanged index values", func() {
+			if _, _, err := x.Put("ns3/o3", o); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	}
+	for _, tt := range tests {
+		if got := testing.AllocsPerRun(100, tt.f); got != 0 {
+			t.Errorf("%s: %v allocations, want 0", tt.name, got)
+		}
+	}
+}
