@@ -150,7 +150,7 @@ func TestReplaceInfersDeletions(t *testing.T) {
 		{"l", ds(updated("l", 2), replaced("l", 3)), false},
 		{"n", ds(replaced("n", 1)), false},
 		{"c2", ds(replaced("c2", 1)), false},
-		{"c1", ds(inferred("c1", 1)), false}, // known only: the cached state
+		{"c1", ds(inferred("c1", 1)), false},                                              // known only: the cached state
 		{"z", ds(deltafifo.Delta[thing]{Type: deltafifo.Deleted, Inferred: true}), false}, // nothing known: zero value
 	}
 	diffPopped(t, "popAll()", want, popAll(t, f))

@@ -114,10 +114,10 @@ func TestScripts(t *testing.T) {
 			want:   []popped{{"a", ds(added("a", 1), deleted("a", 3)), false}},
 		},
 		{
-			name:   "resync of a known key",
-			known:  []thing{th("a", 1), th("b", 1)},
-			ops:    []op{opResync()},
-			want:   []popped{{"a", ds(synced("a", 1)), false}, {"b", ds(synced("b", 1)), false}},
+			name:  "resync of a known key",
+			known: []thing{th("a", 1), th("b", 1)},
+			ops:   []op{opResync()},
+			want:  []popped{{"a", ds(synced("a", 1)), false}, {"b", ds(synced("b", 1)), false}},
 		},
 		{
 			name:   "sync on replace",
