@@ -61,8 +61,17 @@ func (x *Indexer[T]) CheckInvariants() error {
 }
 
 func (t *table[T]) check() error {
-	if len(t.pos) != t.n {
-		return fmt.Errorf("%d positions for %d entries", len(t.pos), t.n)
+	if t.pos.n != t.n {
+		return fmt.Errorf("%d positions for %d entries", t.pos.n, t.n)
+	}
+	used := 0
+	for _, s := range t.pos.slots {
+		if s != 0 {
+			used++
+		}
+	}
+	if used != t.n {
+		return fmt.Errorf("%d used slots for %d entries", used, t.n)
 	}
 	if max := t.n>>chunkBits + 2; len(t.chunks) > max {
 		return fmt.Errorf("%d chunks for %d entries", len(t.chunks), t.n)
@@ -76,7 +85,7 @@ func (t *table[T]) check() error {
 			}
 			continue
 		}
-		if p, ok := t.pos[e.key]; !ok || int(p) != i {
+		if _, p, ok := t.find(e.key); !ok || p != i {
 			return fmt.Errorf("entry %d has key %q at position %d (%t)", i, e.key, p, ok)
 		}
 	}

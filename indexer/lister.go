@@ -124,10 +124,10 @@ func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
 	key := append(append(append(buf[:0], namespace...), '/'), name...)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	i, ok := x.t.pos[string(key)]
+	p, ok := x.t.findBytes(key)
 	if !ok {
 		var zero T
 		return zero, false
 	}
-	return x.t.at(int(i)).obj, true
+	return x.t.at(p).obj, true
 }

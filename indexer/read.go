@@ -23,12 +23,12 @@ func (x *Indexer[T]) Get(obj T) (T, bool, error) {
 func (x *Indexer[T]) GetByKey(key string) (T, bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	i, ok := x.t.pos[key]
+	_, p, ok := x.t.find(key)
 	if !ok {
 		var zero T
 		return zero, false
 	}
-	return x.t.at(int(i)).obj, true
+	return x.t.at(p).obj, true
 }
 
 // Len returns the number of stored objects.
@@ -134,7 +134,8 @@ func (x *Indexer[T]) ByIndex(indexName, value string) ([]T, error) {
 func (x *Indexer[T]) objectsLocked(keys map[string]struct{}) []T {
 	out := make([]T, 0, len(keys))
 	for k := range keys {
-		out = append(out, x.t.at(int(x.t.pos[k])).obj)
+		_, p, _ := x.t.find(k)
+		out = append(out, x.t.at(p).obj)
 	}
 	return out
 }

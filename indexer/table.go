@@ -33,7 +33,7 @@ type chunk[T any] struct {
 
 // table is the dense storage of an Indexer: entries 0..n-1 live in
 // chunks[i>>chunkBits].entries[i&chunkMask], and pos maps each key to its
-// entry. Deleting swaps the last entry into the hole, so the entries stay
+// entry's position. Deleting swaps the last entry into the hole, so the entries stay
 // dense and a walk never meets a gap.
 //
 // Snapshots share chunks with the table instead of copying entries. The
@@ -43,7 +43,7 @@ type chunk[T any] struct {
 // Indexer's write lock, except at, snapshot and lookup, which need the read
 // lock.
 type table[T any] struct {
-	pos    map[string]int32
+	pos    positions
 	chunks []*chunk[T]
 	n      int
 	// epoch advances when a write follows a snapshot: everything allocated
@@ -57,7 +57,7 @@ type table[T any] struct {
 }
 
 func newTable[T any](size int) table[T] {
-	return table[T]{pos: make(map[string]int32, size)}
+	return table[T]{pos: newPositions(size)}
 }
 
 // at returns the entry at position i.
@@ -65,13 +65,49 @@ func (t *table[T]) at(i int) *entry[T] {
 	return &t.chunks[i>>chunkBits].entries[i&chunkMask]
 }
 
+// find returns the slot of key in pos and its entry's position.
+func (t *table[T]) find(key string) (slot, p int, ok bool) {
+	if len(t.pos.slots) == 0 {
+		return -1, 0, false
+	}
+	h := t.pos.hash(key)
+	mask := len(t.pos.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		s := t.pos.slots[i]
+		if s == 0 {
+			return i, 0, false
+		}
+		if slotHash(s) == h && t.at(slotPos(s)).key == key {
+			return i, slotPos(s), true
+		}
+	}
+}
+
+// findBytes is find for a key held in a byte slice.
+func (t *table[T]) findBytes(key []byte) (p int, ok bool) {
+	if len(t.pos.slots) == 0 {
+		return 0, false
+	}
+	h := t.pos.hashBytes(key)
+	mask := len(t.pos.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		s := t.pos.slots[i]
+		if s == 0 {
+			return 0, false
+		}
+		if slotHash(s) == h && t.at(slotPos(s)).key == string(key) {
+			return slotPos(s), true
+		}
+	}
+}
+
 // lookup returns the position of key and the version of its chunk.
 func (t *table[T]) lookup(key string) (p int, ver uint64, ok bool) {
-	i, ok := t.pos[key]
+	_, p, ok = t.find(key)
 	if !ok {
 		return 0, 0, false
 	}
-	return int(i), t.chunks[i>>chunkBits].ver, true
+	return p, t.chunks[p>>chunkBits].ver, true
 }
 
 // unchanged reports whether key is still where lookup found it (or still
@@ -115,8 +151,8 @@ func (t *table[T]) writable(ci int) *chunk[T] {
 
 // put stores obj under key and returns the object it replaced.
 func (t *table[T]) put(key string, obj T) (old T, existed bool) {
-	if i, ok := t.pos[key]; ok {
-		e := &t.writable(int(i) >> chunkBits).entries[i&chunkMask]
+	if _, p, ok := t.find(key); ok {
+		e := &t.writable(p >> chunkBits).entries[p&chunkMask]
 		old, e.obj = e.obj, obj
 		return old, true
 	}
@@ -124,7 +160,7 @@ func (t *table[T]) put(key string, obj T) (old T, existed bool) {
 	return old, false
 }
 
-// append stores a new entry at the end.
+// append stores a new entry, whose key is absent, at the end.
 func (t *table[T]) append(key string, obj T) {
 	p := t.n
 	ci := p >> chunkBits
@@ -139,23 +175,27 @@ func (t *table[T]) append(key string, obj T) {
 		}
 	}
 	t.writable(ci).entries[p&chunkMask] = entry[T]{key: key, obj: obj}
-	t.pos[key] = int32(p)
 	t.n++
+	t.pos.insert(t.pos.hash(key), p)
 }
 
-// remove deletes the entry at position p, moving the last entry into the
-// hole, and returns the removed object.
-func (t *table[T]) remove(p int) T {
+// delete removes the entry stored under key, moving the last entry into
+// the hole, and returns the removed object.
+func (t *table[T]) delete(key string) (old T, existed bool) {
+	i, p, ok := t.find(key)
+	if !ok {
+		return old, false
+	}
 	last := t.n - 1
-	e := t.at(p)
-	key, obj := e.key, e.obj
+	old = t.at(p).obj
+	t.pos.delete(i)
 	if p != last {
 		moved := *t.at(last)
+		j, _, _ := t.find(moved.key)
+		t.pos.move(j, p)
 		t.writable(p >> chunkBits).entries[p&chunkMask] = moved
-		t.pos[moved.key] = int32(p)
 	}
 	t.writable(last >> chunkBits).entries[last&chunkMask] = entry[T]{}
-	delete(t.pos, key)
 	t.n = last
 	// Keep at most one empty chunk at the end, so that a store hovering
 	// around a chunk boundary does not allocate on every write.
@@ -164,7 +204,7 @@ func (t *table[T]) remove(p int) T {
 		clear(t.chunks[keep:])
 		t.chunks = t.chunks[:keep]
 	}
-	return obj
+	return old, true
 }
 
 // snapshot is a read-only view of the table at one instant. It stays valid

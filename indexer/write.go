@@ -101,12 +101,9 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	if len(set.funcs) == 0 {
 		x.mu.Lock()
 		defer x.mu.Unlock()
-		p, _, ok := x.t.lookup(key)
-		if !ok {
-			return old, false, nil
-		}
 		x.beginLocked()
-		return x.t.remove(p), true, nil
+		old, existed = x.t.delete(key)
+		return old, existed, nil
 	}
 	var oldBuf [inlineIndexes][]string
 	for {
@@ -121,7 +118,7 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 		x.mu.Lock()
 		if x.t.unchanged(key, p, ver, true) {
 			x.beginLocked()
-			x.t.remove(p)
+			x.t.delete(key)
 			for i, ix := range x.indices {
 				ix.update(key, oldVals[i], nil)
 			}

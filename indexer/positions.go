@@ -1,0 +1,106 @@
+package indexer
+
+import "hash/maphash"
+
+// positions maps keys to entry positions with open addressing and linear
+// probing. It stores no keys: a slot holds 32 bits of the key's hash and
+// the position plus one, and the key itself is read from the entry. That is
+// 8 bytes per slot where a map[string]int32 needs 24, which keeps the
+// Indexer's memory per object below client-go's.
+//
+// A zero slot is empty; the position part of a used slot is never zero.
+// Deletion shifts the following run back (no tombstones), so lookups stay
+// short after any number of deletes.
+type positions struct {
+	seed  maphash.Seed
+	slots []uint64 // len is zero or a power of two
+	n     int
+}
+
+// minSlots is the size of the first slot array.
+const minSlots = 16
+
+func newPositions(size int) positions {
+	p := positions{seed: maphash.MakeSeed()}
+	if size > 0 {
+		p.slots = make([]uint64, slotsFor(size))
+	}
+	return p
+}
+
+// slotsFor returns the slot count that holds n keys below the maximum load
+// of 13/16.
+func slotsFor(n int) int {
+	c := minSlots
+	for c*13/16 < n {
+		c *= 2
+	}
+	return c
+}
+
+func (p *positions) hash(key string) uint32 {
+	return uint32(maphash.String(p.seed, key))
+}
+
+func (p *positions) hashBytes(key []byte) uint32 {
+	return uint32(maphash.Bytes(p.seed, key))
+}
+
+func slot(h uint32, pos int) uint64 { return uint64(h)<<32 | uint64(pos+1) }
+
+func slotPos(s uint64) int { return int(uint32(s)) - 1 }
+
+func slotHash(s uint64) uint32 { return uint32(s >> 32) }
+
+// insert adds a key with hash h, known to be absent, at position pos.
+func (p *positions) insert(h uint32, pos int) {
+	if (p.n+1)*16 > len(p.slots)*13 {
+		p.grow()
+	}
+	mask := len(p.slots) - 1
+	i := int(h) & mask
+	for p.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	p.slots[i] = slot(h, pos)
+	p.n++
+}
+
+// move records that the key in slot i now lives at position pos.
+func (p *positions) move(i, pos int) {
+	p.slots[i] = slot(slotHash(p.slots[i]), pos)
+}
+
+// delete empties slot i, shifting back the entries after it whose probe
+// sequence passes through it.
+func (p *positions) delete(i int) {
+	mask := len(p.slots) - 1
+	for j := (i + 1) & mask; p.slots[j] != 0; j = (j + 1) & mask {
+		home := int(slotHash(p.slots[j])) & mask
+		// The entry at j may fill the hole at i unless its home lies
+		// cyclically in (i, j].
+		if (j-home)&mask >= (j-i)&mask {
+			p.slots[i] = p.slots[j]
+			i = j
+		}
+	}
+	p.slots[i] = 0
+	p.n--
+}
+
+// grow doubles the slot array (or allocates the first one).
+func (p *positions) grow() {
+	old := p.slots
+	p.slots = make([]uint64, max(minSlots, 2*len(old)))
+	mask := len(p.slots) - 1
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		i := int(slotHash(s)) & mask
+		for p.slots[i] != 0 {
+			i = (i + 1) & mask
+		}
+		p.slots[i] = s
+	}
+}
