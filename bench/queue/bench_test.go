@@ -1,0 +1,245 @@
+package queue_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"k8s.io/client-go/util/workqueue"
+
+	"github.com/typedcache/typedcache/bench/internal/fixture"
+	"github.com/typedcache/typedcache/bench/internal/measure"
+	"github.com/typedcache/typedcache/queue"
+)
+
+// keys returns n distinct object keys, built once per size.
+var keys = sync.OnceValue(func() []string { return fixture.Keys(measure.Size(1_000_000)) })
+
+// BenchmarkQueueAddGetDone adds a batch of 1000 keys from one goroutine and
+// then takes each out with Get and Done. With keys=distinct every add is a
+// new item; with keys=duplicates the batch adds each of 10 keys 100 times.
+func BenchmarkQueueAddGetDone(b *testing.B) {
+	const batch = 1000
+	for _, tc := range []struct {
+		name     string
+		distinct int
+	}{
+		{"keys=distinct", batch},
+		{"keys=duplicates", 10},
+	} {
+		ks := keys()[:tc.distinct]
+		b.Run(tc.name, func(b *testing.B) {
+			measure.Compare(b, func(b *testing.B) {
+				ctx := context.Background()
+				q := queue.New[string](queue.Options{})
+				defer q.ShutDown()
+				m := measure.PerItem(b, batch, "item")
+				for b.Loop() {
+					for i := range batch {
+						q.Add(ks[i%len(ks)])
+					}
+					for range len(ks) {
+						item, err := q.Get(ctx)
+						if err != nil {
+							b.Fatal(err)
+						}
+						q.Done(item)
+					}
+				}
+				m.Report()
+			}, func(b *testing.B) {
+				q := workqueue.NewTyped[string]()
+				defer q.ShutDown()
+				m := measure.PerItem(b, batch, "item")
+				for b.Loop() {
+					for i := range batch {
+						q.Add(ks[i%len(ks)])
+					}
+					for range len(ks) {
+						item, shutdown := q.Get()
+						if shutdown {
+							b.Fatal("queue shut down")
+						}
+						q.Done(item)
+					}
+				}
+				m.Report()
+			})
+		})
+	}
+}
+
+// BenchmarkQueueProducersConsumers moves 1M distinct keys through a queue
+// from 4 producer goroutines to 4 consumer goroutines.
+func BenchmarkQueueProducersConsumers(b *testing.B) {
+	const producers, consumers = 4, 4
+	ks := keys()
+	measure.Compare(b, func(b *testing.B) {
+		ctx := context.Background()
+		m := measure.PerItem(b, len(ks), "item")
+		for b.Loop() {
+			q := queue.New[string](queue.Options{})
+			moveAll(ks, producers, consumers, q.Add, func() bool {
+				item, err := q.Get(ctx)
+				if err != nil {
+					return false
+				}
+				q.Done(item)
+				return true
+			}, q.ShutDown)
+		}
+		m.Report()
+	}, func(b *testing.B) {
+		m := measure.PerItem(b, len(ks), "item")
+		for b.Loop() {
+			q := workqueue.NewTyped[string]()
+			moveAll(ks, producers, consumers, q.Add, func() bool {
+				item, shutdown := q.Get()
+				if shutdown {
+					return false
+				}
+				q.Done(item)
+				return true
+			}, q.ShutDown)
+		}
+		m.Report()
+	})
+}
+
+// moveAll adds every key from producers goroutines and takes them out from
+// consumers goroutines with take, which reports false once the queue is
+// shut down; shutDown is called when every key has been taken.
+func moveAll(ks []string, producers, consumers int, add func(string), take func() bool, shutDown func()) {
+	var wg sync.WaitGroup
+	var taken atomic.Int64
+	for p := range producers {
+		part := ks[p*len(ks)/producers : (p+1)*len(ks)/producers]
+		wg.Go(func() {
+			for _, k := range part {
+				add(k)
+			}
+		})
+	}
+	for range consumers {
+		wg.Go(func() {
+			for take() {
+				if taken.Add(1) == int64(len(ks)) {
+					shutDown()
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// BenchmarkQueueAddRateLimited retries 1000 keys in turn through the
+// default controller rate limiter (per-item exponential backoff and an
+// overall token bucket), forgetting each right after: the bookkeeping of a
+// controller whose items fail and then succeed.
+func BenchmarkQueueAddRateLimited(b *testing.B) {
+	ks := keys()[:1000]
+	measure.Compare(b, func(b *testing.B) {
+		q := queue.NewTypedRateLimitingQueue[string](queue.DefaultTypedControllerRateLimiter[string](), queue.Options{})
+		defer q.ShutDown()
+		m := measure.PerItem(b, 1, "item")
+		i := 0
+		for b.Loop() {
+			k := ks[i%len(ks)]
+			q.AddRateLimited(k)
+			q.Forget(k)
+			i++
+		}
+		m.Report()
+	}, func(b *testing.B) {
+		q := workqueue.NewTypedRateLimitingQueue(workqueue.DefaultTypedControllerRateLimiter[string]())
+		defer q.ShutDown()
+		m := measure.PerItem(b, 1, "item")
+		i := 0
+		for b.Loop() {
+			k := ks[i%len(ks)]
+			q.AddRateLimited(k)
+			q.Forget(k)
+			i++
+		}
+		m.Report()
+	})
+}
+
+// BenchmarkQueueAddAfter adds 100k items with random delays of up to 10ms
+// and takes them out as they become ready until the queue is drained. Items
+// are ints so that the consumer can look up each item's ready time; it
+// reports the p99 lateness of Get against that time.
+func BenchmarkQueueAddAfter(b *testing.B) {
+	n := measure.Size(100_000)
+	delays := make([]time.Duration, n)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range delays {
+		delays[i] = time.Duration(rng.Int64N(int64(10*time.Millisecond))) + 1
+	}
+	measure.Compare(b, func(b *testing.B) {
+		ctx := context.Background()
+		late := measure.NewLatencies(n)
+		readyAt := make([]time.Time, n)
+		m := measure.PerItem(b, n, "item")
+		for b.Loop() {
+			q := queue.NewTypedDelayingQueue[int](queue.Options{})
+			drainDelayed(delays, readyAt, late, q.AddAfter, func() (int, bool) {
+				item, err := q.Get(ctx)
+				if err != nil {
+					return 0, false
+				}
+				q.Done(item)
+				return item, true
+			})
+			q.ShutDown()
+		}
+		m.Report()
+		late.Report(b, "lateness-")
+	}, func(b *testing.B) {
+		late := measure.NewLatencies(n)
+		readyAt := make([]time.Time, n)
+		m := measure.PerItem(b, n, "item")
+		for b.Loop() {
+			q := workqueue.NewTypedDelayingQueue[int]()
+			drainDelayed(delays, readyAt, late, q.AddAfter, func() (int, bool) {
+				item, shutdown := q.Get()
+				if shutdown {
+					return 0, false
+				}
+				q.Done(item)
+				return item, true
+			})
+			q.ShutDown()
+		}
+		m.Report()
+		late.Report(b, "lateness-")
+	})
+}
+
+// drainDelayed adds item i to be ready delays[i] after the start for every
+// i, while a consumer takes items out and records how late each came out,
+// until all did. Adding takes a while, so each delay is shortened by the
+// time already gone.
+func drainDelayed(delays []time.Duration, readyAt []time.Time, late *measure.Latencies, addAfter func(int, time.Duration), take func() (int, bool)) {
+	start := time.Now()
+	for i, d := range delays {
+		readyAt[i] = start.Add(d)
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for range delays {
+			item, ok := take()
+			if !ok {
+				return
+			}
+			late.Record(item, time.Since(readyAt[item]))
+		}
+	})
+	for i, d := range delays {
+		addAfter(i, d-time.Since(start))
+	}
+	wg.Wait()
+}
