@@ -241,3 +241,9 @@ func mustAdd(t testing.TB, inf *informer.Informer[*obj], h informer.Handler[*obj
 	}
 	return reg
 }
+
+// quiet returns informer options that send errors to the test log
+// instead of slog.Default.
+func quiet(t testing.TB) informer.Options[*obj] {
+	return informer.Options[*obj]{ErrorHandler: func(_ context.Context, err error) { t.Log(err) }}
+}

@@ -13,7 +13,7 @@ import (
 func TestInformerDeliversListAndWatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1), newObj("b", 2))
-		inf := informer.New(src, informer.Options[*obj]{})
+		inf := informer.New(src, quiet(t))
 		rec := newRecorder()
 		reg, err := inf.AddEventHandler(rec)
 		if err != nil {

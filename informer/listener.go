@@ -29,13 +29,14 @@ type listener[T any] struct {
 	// ready is signalled when buf becomes non-empty or the listener stops;
 	// run waits on it.
 	ready sync.Cond
-	// space is broadcast when run empties buf or the listener stops;
-	// pushes waiting under the Block policy wait on it.
+	// space is broadcast when run delivers a notification while a push
+	// waits (waiters > 0) and when the listener stops; pushes waiting
+	// under the Block policy wait on it.
 	space sync.Cond
 	// buf holds notifications waiting for run, oldest first.
 	buf ring.Ring[notification[T]]
-	// over holds the overflow of a full Coalesce buffer; it is non-empty
-	// only while buf is non-empty, and it is newer than all of buf.
+	// over holds the overflow of a full Coalesce buffer; it is newer than
+	// all of buf, and while it is non-empty every push goes to it.
 	over coalescer[T]
 	// started reports whether run was started; stopped whether the
 	// listener takes no more notifications.
@@ -58,7 +59,9 @@ type listener[T any] struct {
 	halt atomic.Bool
 	// inflight counts notifications run has taken out of buf and not yet
 	// delivered.
-	inflight            atomic.Int64
+	inflight atomic.Int64
+	// waiters counts pushes waiting for room in a full Block buffer.
+	waiters             atomic.Int32
 	delivered, panicked atomic.Uint64
 
 	// resync is the listener's resync state; the informer's resyncMu
@@ -102,7 +105,7 @@ func (l *listener[T]) push(ns []notification[T], unbounded bool) {
 		if n.initial {
 			l.initialPending++
 		}
-		if l.limit > 0 && !unbounded && (l.over.Len() > 0 || l.buf.Len() >= l.limit) {
+		if l.limit > 0 && !unbounded && (l.over.Len() > 0 || l.fullLocked()) {
 			if l.overflow == Coalesce {
 				merged, dropped := l.over.push(*n)
 				if merged {
@@ -111,12 +114,10 @@ func (l *listener[T]) push(ns []notification[T], unbounded bool) {
 				l.initialPending -= dropped
 				continue
 			}
-			l.ready.Signal()
-			for l.buf.Len() >= l.limit && !l.stopped {
-				l.blocked++
-				l.space.Wait()
+			if pushed {
+				l.ready.Signal()
 			}
-			if l.stopped {
+			if !l.waitSpaceLocked() {
 				return
 			}
 		}
@@ -128,6 +129,28 @@ func (l *listener[T]) push(ns []notification[T], unbounded bool) {
 	}
 }
 
+// fullLocked reports whether limit notifications are pending: waiting in
+// buf or taken by run and not yet delivered. Requires l.mu held.
+func (l *listener[T]) fullLocked() bool {
+	return l.buf.Len()+int(l.inflight.Load()) >= l.limit
+}
+
+// waitSpaceLocked waits until the buffer is not full, and reports false
+// if the listener stopped meanwhile. Requires l.mu held.
+//
+// waiters is raised before the condition is checked, and run lowers
+// inflight before it reads waiters: so either run sees the waiter and
+// broadcasts, or the waiter sees the lower inflight.
+func (l *listener[T]) waitSpaceLocked() bool {
+	l.waiters.Add(1)
+	defer l.waiters.Add(-1)
+	for l.fullLocked() && !l.stopped {
+		l.blocked++
+		l.space.Wait()
+	}
+	return !l.stopped
+}
+
 // run delivers notifications until the listener stops. It takes the whole
 // buffer at once, so the mutex is taken once per chunk, not per
 // notification.
@@ -136,25 +159,23 @@ func (l *listener[T]) run() {
 	var chunk ring.Ring[notification[T]]
 	for {
 		l.mu.Lock()
-		for l.buf.Len() == 0 && !l.stopped {
+		for l.buf.Len() == 0 && l.over.Len() == 0 && !l.stopped {
 			l.ready.Wait()
 		}
 		if l.stopped {
 			l.mu.Unlock()
 			return
 		}
-		chunk, l.buf = l.buf, chunk
-		for l.buf.Len() < max(l.limit, 1) {
+		// The overflow is newer than buf: it moves in behind it.
+		for l.buf.Len() < l.limit {
 			n, ok := l.over.pop()
 			if !ok {
 				break
 			}
 			l.buf.Push(n)
 		}
+		chunk, l.buf = l.buf, chunk
 		l.inflight.Store(int64(chunk.Len()))
-		if l.limit > 0 {
-			l.space.Broadcast()
-		}
 		l.mu.Unlock()
 
 		if initial := l.deliverChunk(&chunk); initial > 0 {
@@ -186,6 +207,11 @@ func (l *listener[T]) deliverChunk(chunk *ring.Ring[notification[T]]) (initial i
 		}
 		l.inflight.Add(-1)
 		l.delivered.Add(1)
+		if l.waiters.Load() > 0 {
+			l.mu.Lock()
+			l.space.Broadcast()
+			l.mu.Unlock()
+		}
 	}
 }
 

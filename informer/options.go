@@ -110,11 +110,12 @@ func (o Overflow) String() string {
 // BufferOptions configure a handler's buffer of pending notifications.
 // The zero value is an unbounded buffer, like client-go's.
 type BufferOptions struct {
-	// Size bounds the number of notifications waiting in the buffer; zero
-	// or negative means unbounded. The handler's goroutine takes waiting
-	// notifications out in chunks, so up to Size more may be taken and
-	// not yet delivered. The replay a handler added after start receives
-	// is not bounded: it holds one notification per cached object.
+	// Size bounds the number of notifications pending for the handler:
+	// waiting in its buffer, or taken by its goroutine and not yet
+	// delivered, the one being handled included. Zero or negative means
+	// unbounded (in HandlerOptions, zero means Options.Buffer). The replay
+	// a handler added after Run started receives is not bounded: it holds
+	// one notification per cached object.
 	Size int
 	// Overflow is what happens when Size notifications are waiting.
 	Overflow Overflow

@@ -25,7 +25,7 @@ import (
 func TestRegistrationSyncedOnlyAfterInitialAddsDelivered(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1), newObj("b", 2), newObj("c", 3))
-		inf := informer.New(src, informer.Options[*obj]{})
+		inf := informer.New(src, quiet(t))
 		rec := newRecorder()
 		g := newGate(rec, always)
 		slow := mustAdd(t, inf, g, informer.HandlerOptions{Name: "slow"})
@@ -63,7 +63,7 @@ func TestLateHandlerReplaysCacheAtomically(t *testing.T) {
 		for i := range n {
 			create(t, src, fmt.Sprint(i), 0)
 		}
-		inf := informer.New(src, informer.Options[*obj]{})
+		inf := informer.New(src, quiet(t))
 		start(t, inf)
 		if err := inf.WaitForSync(t.Context()); err != nil {
 			t.Fatal(err)
@@ -113,7 +113,7 @@ func TestLateHandlerReplaysCacheAtomically(t *testing.T) {
 func TestLateHandlerGetsInitialAdds(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1), newObj("b", 2))
-		inf := informer.New(src, informer.Options[*obj]{})
+		inf := informer.New(src, quiet(t))
 		start(t, inf)
 		synctest.Wait()
 		rec := newRecorder()
@@ -178,7 +178,7 @@ func TestResyncGoesOnlyToDueHandlers(t *testing.T) {
 func TestRelistRedeliversUnchangedObjectsOnlyOnResync(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t, memsource.Options[*obj]{}, newObj("same", 1), newObj("changed", 2))
-		inf := informer.New(src, informer.Options[*obj]{})
+		inf := informer.New(src, quiet(t))
 		rec := newRecorder()
 		mustAdd(t, inf, rec, informer.HandlerOptions{})
 		start(t, inf)
@@ -304,7 +304,7 @@ func TestLifecycleErrors(t *testing.T) {
 func TestStalledHandlerBuffersWithoutBlockingOthers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 0))
-		inf := informer.New(src, informer.Options[*obj]{})
+		inf := informer.New(src, quiet(t))
 		stalled, healthy := newRecorder(), newRecorder()
 		g := newGate(stalled, always)
 		stalledReg := mustAdd(t, inf, g, informer.HandlerOptions{})
@@ -390,7 +390,7 @@ func TestHandlerPanicIsRecoveredAndReported(t *testing.T) {
 func TestRemoveEventHandler(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1), newObj("b", 2))
-		inf := informer.New(src, informer.Options[*obj]{})
+		inf := informer.New(src, quiet(t))
 		rec := newRecorder()
 		g := newGate(rec, always)
 		reg := mustAdd(t, inf, g, informer.HandlerOptions{})
@@ -415,7 +415,7 @@ func TestRemoveEventHandler(t *testing.T) {
 		if err := inf.RemoveEventHandler(reg); err != nil {
 			t.Errorf("second RemoveEventHandler() = %v, want nil", err)
 		}
-		other := informer.New(src, informer.Options[*obj]{})
+		other := informer.New(src, quiet(t))
 		if err := other.RemoveEventHandler(reg); !errors.Is(err, informer.ErrForeignRegistration) {
 			t.Errorf("RemoveEventHandler() on another informer = %v, want ErrForeignRegistration", err)
 		}
@@ -428,7 +428,7 @@ func TestRemoveEventHandler(t *testing.T) {
 func TestDeletionMissedDuringOutageIsInferred(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1), newObj("gone", 2))
-		inf := informer.New(src, informer.Options[*obj]{})
+		inf := informer.New(src, quiet(t))
 		var mu sync.Mutex
 		var deleted []informer.Deleted[*obj]
 		mustAdd(t, inf, informer.HandlerFuncs[*obj]{DeleteFunc: func(d informer.Deleted[*obj]) {
@@ -457,7 +457,7 @@ func TestDeletionMissedDuringOutageIsInferred(t *testing.T) {
 func TestDeleteAndRecreateDuringOutageIsUpdate(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1))
-		inf := informer.New(src, informer.Options[*obj]{})
+		inf := informer.New(src, quiet(t))
 		rec := newRecorder()
 		mustAdd(t, inf, rec, informer.HandlerOptions{})
 		start(t, inf)

@@ -1,0 +1,136 @@
+package informer_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"testing/synctest"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/memsource"
+)
+
+// A Block buffer holds at most Size waiting notifications: once it is
+// full, the informer waits, so the other handlers stop receiving too.
+// Everything is delivered once the handler catches up.
+func TestBlockBufferBackPressure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 0))
+		inf := informer.New(src, quiet(t))
+		slow, other := newRecorder(), newRecorder()
+		g := newGate(slow, func(o *obj) bool { return o.Value > 0 })
+		reg := mustAdd(t, inf, g, informer.HandlerOptions{Buffer: informer.BufferOptions{Size: 5, Overflow: informer.Block}})
+		mustAdd(t, inf, other, informer.HandlerOptions{})
+		start(t, inf)
+		synctest.Wait()
+		for i := 1; i <= 50; i++ {
+			update(t, src, "a", i)
+		}
+		synctest.Wait()
+		s := reg.Stats()
+		// One update is in the handler, four wait, and the informer waits
+		// to push the next.
+		if s.Pending != 5 || s.BlockedPushes == 0 {
+			t.Errorf("Stats() = %+v, want Pending 5 and BlockedPushes > 0", s)
+		}
+		if got := len(other.take()); got >= 50 {
+			t.Errorf("other handler got %d notifications while the informer was blocked, want fewer than 50", got)
+		}
+		g.Open()
+		synctest.Wait()
+		want := map[string]int{"ns/a": 50}
+		if diff := cmp.Diff(want, slow.values()); diff != "" {
+			t.Errorf("slow handler view mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(want, other.values()); diff != "" {
+			t.Errorf("other handler view mismatch (-want +got):\n%s", diff)
+		}
+		if got := len(slow.take()); got != 51 {
+			t.Errorf("slow handler got %d notifications, want all 51", got)
+		}
+	})
+}
+
+// A Coalesce buffer never makes the informer wait: past Size, it merges
+// the notifications of each key, so that the handler skips intermediate
+// states but ends with the exact view of the cache.
+func TestCoalesceBufferMergesByKey(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 0), newObj("b", 0), newObj("c", 0))
+		inf := informer.New(src, quiet(t))
+		slow, other := newRecorder(), newRecorder()
+		g := newGate(slow, always)
+		reg := mustAdd(t, inf, g, informer.HandlerOptions{Buffer: informer.BufferOptions{Size: 2, Overflow: informer.Coalesce}})
+		mustAdd(t, inf, other, informer.HandlerOptions{})
+		start(t, inf)
+		synctest.Wait()
+		other.take()
+		for i := 1; i <= 30; i++ {
+			update(t, src, "a", i)
+			update(t, src, "b", i)
+		}
+		remove(t, src, "c")
+		create(t, src, "d", 1)
+		remove(t, src, "d")
+		synctest.Wait()
+
+		if got := len(other.take()); got != 63 {
+			t.Errorf("other handler got %d notifications, want 63: a coalescing buffer must not hold up the informer", got)
+		}
+		s := reg.Stats()
+		// At most Size pending plus one per key in the overflow.
+		if s.Pending > 2+4 || s.Coalesced == 0 {
+			t.Errorf("Stats() = %+v, want Pending <= 6 and Coalesced > 0", s)
+		}
+		g.Open()
+		synctest.Wait()
+		want := map[string]int{"ns/a": 30, "ns/b": 30}
+		if diff := cmp.Diff(want, slow.values()); diff != "" {
+			t.Errorf("slow handler view mismatch (-want +got):\n%s", diff)
+		}
+		if len(slow.problems) > 0 {
+			t.Errorf("slow handler saw inconsistent notifications:\n%s", join(slow.problems))
+		}
+		if n := len(slow.take()); n >= 66 {
+			t.Errorf("slow handler got %d notifications, want fewer than the 66 sent", n)
+		}
+		if !reg.HasSynced() {
+			t.Error("registration not synced")
+		}
+	})
+}
+
+// Initial-list adds merged away by a coalescing buffer still count as
+// delivered for the registration's HasSynced.
+func TestCoalescedInitialAddsStillSync(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t, memsource.Options[*obj]{})
+		for i := range 10 {
+			create(t, src, fmt.Sprint(i), 0)
+		}
+		inf := informer.New(src, quiet(t))
+		start(t, inf)
+		synctest.Wait()
+		rec := newRecorder()
+		g := newGate(rec, always)
+		reg := mustAdd(t, inf, g, informer.HandlerOptions{Buffer: informer.BufferOptions{Size: 1, Overflow: informer.Coalesce}})
+		for i := range 10 {
+			if i%2 == 0 {
+				remove(t, src, fmt.Sprint(i))
+			} else {
+				update(t, src, fmt.Sprint(i), 1)
+			}
+		}
+		synctest.Wait()
+		g.Open()
+		if err := reg.WaitForSync(t.Context()); err != nil {
+			t.Fatalf("WaitForSync() = %v", err)
+		}
+		synctest.Wait()
+		want := valuesOf(slices.Values(inf.Cache().List()))
+		if diff := cmp.Diff(want, rec.values()); diff != "" {
+			t.Errorf("handler view mismatch (-cache +handler):\n%s", diff)
+		}
+	})
+}

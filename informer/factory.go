@@ -1,0 +1,165 @@
+package informer
+
+import (
+	"context"
+	"log/slog"
+	"reflect"
+	"sync"
+	"time"
+
+	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/reflector"
+)
+
+// FactoryOptions are the defaults a Factory gives the informers it
+// creates, for the Options fields those leave zero. The zero value adds
+// nothing to Options' own defaults.
+type FactoryOptions struct {
+	// ResyncPeriod is the default Options.ResyncPeriod.
+	ResyncPeriod time.Duration
+	// Logger is the default Options.Logger.
+	Logger *slog.Logger
+	// ErrorHandler is the default Options.ErrorHandler.
+	ErrorHandler func(ctx context.Context, err error)
+	// Buffer is the default Options.Buffer.
+	Buffer BufferOptions
+}
+
+// Factory holds one informer per object type, shared by every controller
+// of a program that asks for that type, and runs them together. Create
+// informers with For or ForWithOptions, then Start the factory.
+//
+// A Factory is safe for simultaneous use by multiple goroutines. Use
+// NewFactory to create one.
+type Factory struct {
+	opts FactoryOptions
+
+	mu       sync.Mutex
+	byType   map[reflect.Type]member
+	members  []member
+	started  int // members[:started] have been started
+	cancels  []context.CancelFunc
+	shutdown bool
+	wg       sync.WaitGroup
+}
+
+// member is an informer of any type, as the factory runs it.
+type member interface {
+	Syncer
+	Run(ctx context.Context) error
+}
+
+// NewFactory returns an empty Factory.
+func NewFactory(opts FactoryOptions) *Factory {
+	return &Factory{opts: opts, byType: make(map[reflect.Type]member)}
+}
+
+// For returns the factory's informer for T, creating it from src with
+// the factory's defaults on the first call. Later calls for the same T
+// return the same informer and ignore src: a factory serves one source per
+// type (use another Factory for another source of the same type).
+func For[T indexer.Object](f *Factory, src reflector.ListerWatcher[T]) *Informer[T] {
+	return ForWithOptions(f, src, Options[T]{})
+}
+
+// ForWithOptions is For with options for the informer, used only if this
+// call creates it; fields left zero take the factory's defaults.
+func ForWithOptions[T indexer.Object](f *Factory, src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
+	typ := reflect.TypeFor[T]()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if m, ok := f.byType[typ]; ok {
+		// The map is keyed by T's type, and only this function stores
+		// into it, always an *Informer[T] under the key of T: the
+		// assertion cannot fail.
+		return m.(*Informer[T])
+	}
+	if opts.ResyncPeriod == 0 {
+		opts.ResyncPeriod = f.opts.ResyncPeriod
+	}
+	if opts.Logger == nil {
+		opts.Logger = f.opts.Logger
+	}
+	if opts.ErrorHandler == nil {
+		opts.ErrorHandler = f.opts.ErrorHandler
+	}
+	if opts.Buffer == (BufferOptions{}) {
+		opts.Buffer = f.opts.Buffer
+	}
+	inf := New(src, opts)
+	f.byType[typ] = inf
+	f.members = append(f.members, inf)
+	return inf
+}
+
+// Start runs, each on its own goroutine, every informer created since the
+// previous Start, until ctx ends or Shutdown. Call it again to start
+// informers created later. Start does not block; after Shutdown it does
+// nothing.
+func (f *Factory) Start(ctx context.Context) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.shutdown {
+		return
+	}
+	for _, m := range f.members[f.started:] {
+		runCtx, cancel := context.WithCancel(ctx)
+		f.cancels = append(f.cancels, cancel)
+		f.wg.Go(func() {
+			// Run fails only if the informer was run outside the
+			// factory already; it then runs there.
+			_ = m.Run(runCtx)
+		})
+	}
+	f.started = len(f.members)
+}
+
+// Shutdown stops every informer the factory started and waits until all
+// their goroutines have exited. Informers created afterwards are never
+// started. Shutdown is idempotent.
+func (f *Factory) Shutdown() {
+	f.mu.Lock()
+	f.shutdown = true
+	for _, cancel := range f.cancels {
+		cancel()
+	}
+	f.mu.Unlock()
+	f.wg.Wait()
+}
+
+// Name returns "informer.Factory".
+func (f *Factory) Name() string { return "informer.Factory" }
+
+// HasSynced reports whether every informer the factory started has
+// synced.
+func (f *Factory) HasSynced() bool {
+	for _, m := range f.startedMembers() {
+		if !m.HasSynced() {
+			return false
+		}
+	}
+	return true
+}
+
+// WaitForSync is WaitForCacheSync.
+func (f *Factory) WaitForSync(ctx context.Context) error { return f.WaitForCacheSync(ctx) }
+
+// WaitForCacheSync waits until every informer the factory started has
+// synced. If ctx ends first, or an informer stops first, it returns an
+// error naming the informers that had not synced (see the package
+// function WaitForCacheSync).
+func (f *Factory) WaitForCacheSync(ctx context.Context) error {
+	ms := f.startedMembers()
+	syncers := make([]Syncer, len(ms))
+	for i, m := range ms {
+		syncers[i] = m
+	}
+	return WaitForCacheSync(ctx, syncers...)
+}
+
+// startedMembers returns the informers started so far.
+func (f *Factory) startedMembers() []member {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.members[:f.started:f.started]
+}
