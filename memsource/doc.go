@@ -89,9 +89,10 @@
 // # Performance
 //
 // List keeps a key-sorted snapshot and rebuilds it only after writes, by
-// merging the keys written since (sorting all keys only when more than the
-// whole set changed), so a list costs one copy of the item slice. Pages
-// are binary searches into the snapshot of their version.
+// merging the keys written since into it (sorting all keys only when there
+// were more writes than objects), so a list costs one copy of the item
+// slice. Keys written in order, as a bulk load often does, merge in linear
+// time. Pages are binary searches into the snapshot of their version.
 //
 // # Differences from client-go
 //

@@ -1,6 +1,7 @@
 package memsource
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -24,43 +25,61 @@ type snapshot[T any] struct {
 type change[T any] struct {
 	key     string
 	obj     T
-	present bool // false: the key is absent
+	present bool   // false: the key is absent
+	version uint64 // the write that made this state, to order changes of one key
 }
 
-// noteChangedLocked records that key was written after the current
-// snapshot. Once the list of changes is longer than a rebuild from scratch
-// costs, it stops growing.
-func (s *Source[T]) noteChangedLocked(key string) {
-	if s.snap == nil || s.overflow {
+// noteChangedLocked records the write at the current version of key (obj,
+// or a deletion when !present) for the next rebuild of the snapshot. Once
+// there are more changes than objects, a rebuild from scratch is cheaper:
+// the list stops growing.
+func (s *Source[T]) noteChangedLocked(key string, obj T, present bool) {
+	if s.overflow {
 		return
 	}
 	if len(s.changed) > len(s.items)+1024 {
-		s.overflow, s.changed = true, nil
+		clear(s.changed)
+		s.overflow, s.changed = true, s.changed[:0]
 		return
 	}
-	s.changed = append(s.changed, key)
+	s.changed = append(s.changed, change[T]{key: key, obj: obj, present: present, version: s.version})
 }
 
 // currentLocked returns the snapshot at the current version, building it
-// if writes made the last one stale: by merging the changed keys into it
-// (O(n + c log c) for c changes), or from scratch (O(n log n)).
+// if writes made the last one stale: by merging the changes into it
+// (O(n + c log c) for c changes, and O(n + c) when the keys were written in
+// order, as a bulk load often does), or from scratch (O(n log n)) when
+// there were more changes than objects.
 func (s *Source[T]) currentLocked() *snapshot[T] {
-	if s.snap != nil && s.snap.version == s.version {
+	if s.snap.version == s.version {
 		return s.snap
 	}
-	if s.snap == nil || s.overflow {
+	if s.overflow {
 		s.snap = s.buildLocked()
 	} else {
-		slices.Sort(s.changed)
-		keys := slices.Compact(s.changed)
-		changes := make([]change[T], len(keys))
-		for i, k := range keys {
-			e, ok := s.items[k]
-			changes[i] = change[T]{key: k, obj: e.obj, present: ok}
+		slices.SortFunc(s.changed, func(a, b change[T]) int {
+			if c := strings.Compare(a.key, b.key); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.version, b.version)
+		})
+		// Keep the last change of each key.
+		last := s.changed[:0]
+		for i, c := range s.changed {
+			if i+1 < len(s.changed) && s.changed[i+1].key == c.key {
+				continue
+			}
+			last = append(last, c)
 		}
-		s.snap = merge(s.snap, changes, s.version)
+		s.snap = merge(s.snap, last, s.version)
 	}
-	s.changed, s.overflow = s.changed[:0], false
+	if cap(s.changed) > 4096 {
+		s.changed = nil // do not pin a bulk load's worth of memory
+	} else {
+		clear(s.changed)
+		s.changed = s.changed[:0]
+	}
+	s.overflow = false
 	return s.snap
 }
 

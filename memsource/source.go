@@ -91,8 +91,8 @@ type Source[T Object] struct {
 	history ring.Ring[record[T]]
 	oldest  uint64 // watches and continue tokens before it are expired
 
-	snap     *snapshot[T]   // sorted view at snap.version, built by List; may be stale
-	changed  []string       // keys written after snap.version, unsorted, with repeats
+	snap     *snapshot[T]   // sorted view at snap.version; may be stale
+	changed  []change[T]    // the writes after snap.version, in order
 	overflow bool           // changed grew past use: rebuild snap from items
 	paged    []*snapshot[T] // older snapshots that continue tokens refer to, newest first
 
@@ -134,6 +134,7 @@ func New[T Object](opts Options[T]) *Source[T] {
 		},
 		codec:   codec{opaque: opts.OpaqueVersions},
 		items:   make(map[string]entry[T]),
+		snap:    &snapshot[T]{version: 1},
 		version: 1,
 		oldest:  1,
 		faults:  opts.Faults,

@@ -131,7 +131,7 @@ func (s *Source[T]) commit(typ reflector.EventType, key string, obj T, given str
 		s.history.Pop()
 		s.oldest++
 	}
-	s.noteChangedLocked(key)
+	s.noteChangedLocked(key, obj, typ != reflector.Deleted)
 	if s.wake != nil {
 		close(s.wake)
 		s.wake = nil
