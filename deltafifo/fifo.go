@@ -182,25 +182,27 @@ func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
 
 // addLocked appends d to key's pending deltas: to its queued slot, or, when
 // the key is being processed, to the parked slot that collects what arrives
-// meanwhile. It creates the slot if there is none and returns the slot that
-// received d. Requires f.mu held.
-func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) int32 {
-	i, ok := f.index[key]
+// meanwhile. It creates the slot if there is none. It returns the key's
+// primary slot and the slot that received d. Requires f.mu held.
+func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
+	primary, ok := f.index[key]
+	got = primary
 	if !ok {
-		i = f.slots.alloc(key, slotQueued)
-		f.index[key] = i
-		f.ready.Push(i)
-	} else if s := f.slots.at(i); s.state == slotInFlight {
+		primary = f.slots.alloc(key, slotQueued)
+		got = primary
+		f.index[key] = primary
+		f.ready.Push(primary)
+	} else if s := f.slots.at(primary); s.state == slotInFlight {
 		if s.next == 0 {
 			j := f.slots.alloc(key, slotParked)
-			f.slots.at(i).next = j // at again: alloc may have moved the slots
+			f.slots.at(primary).next = j // at again: alloc may have moved the slots
 			f.parked++
 		}
-		i = f.slots.at(i).next
+		got = f.slots.at(primary).next
 	}
-	s := f.slots.at(i)
+	s := f.slots.at(got)
 	s.deltas = appendDelta(s.deltas, d)
-	return i
+	return primary, got
 }
 
 // Close closes the FIFO: Pop and PopBatch return the keys that are ready

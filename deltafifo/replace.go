@@ -41,9 +41,9 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 	f.slots.reserve(len(keys))
 
 	for i, key := range keys {
-		j := f.addLocked(key, Delta[T]{Type: f.listType, Object: objs[i]})
+		p, j := f.addLocked(key, Delta[T]{Type: f.listType, Object: objs[i]})
 		f.markInitialLocked(j, first)
-		f.slots.at(f.index[key]).listed = true
+		f.slots.at(p).listed = true
 	}
 
 	// Keys with deltas in the FIFO but not in the list. Their slots are the
@@ -63,7 +63,7 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 			p := f.slots.at(s.next).deltas
 			newest = p[len(p)-1]
 		}
-		j := f.addLocked(s.key, Delta[T]{Type: Deleted, Object: newest.Object, Inferred: true})
+		_, j := f.addLocked(s.key, Delta[T]{Type: Deleted, Object: newest.Object, Inferred: true})
 		f.markInitialLocked(j, first)
 	}
 
@@ -74,7 +74,7 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 				continue
 			}
 			obj, _ := f.known.GetByKey(key)
-			j := f.addLocked(key, Delta[T]{Type: Deleted, Object: obj, Inferred: true})
+			_, j := f.addLocked(key, Delta[T]{Type: Deleted, Object: obj, Inferred: true})
 			f.markInitialLocked(j, first)
 		}
 	}

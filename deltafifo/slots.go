@@ -43,6 +43,12 @@ type slots[T any] struct {
 	s    []slot[T]
 	free int32 // head of the free list, 0 if empty
 	used int   // slots not free, excluding the sentinel
+	// spare is memory for the delta buffers of new slots, window deltas
+	// each, so that new slots do not allocate one buffer each: reserve fills
+	// it for a Replace (one delta per slot), alloc refills it otherwise (two
+	// deltas, an Add and an Update, per slot).
+	spare  []Delta[T]
+	window int
 }
 
 func (ss *slots[T]) init() { ss.s = make([]slot[T], 1) }
@@ -54,10 +60,14 @@ func (ss *slots[T]) at(i int32) *slot[T] { return &ss.s[i] }
 // free or not.
 func (ss *slots[T]) len() int32 { return int32(len(ss.s)) }
 
-// reserve makes room for n more slots without further allocation.
+// reserve makes room for n more slots, each with room for one delta,
+// without further allocation.
 func (ss *slots[T]) reserve(n int) {
-	if free := len(ss.s) - 1 - ss.used; n > free {
-		ss.s = slices.Grow(ss.s, n-free)
+	if fresh := n - (len(ss.s) - 1 - ss.used); fresh > 0 {
+		ss.s = slices.Grow(ss.s, fresh)
+		if len(ss.spare) < fresh {
+			ss.spare, ss.window = make([]Delta[T], fresh), 1
+		}
 	}
 }
 
@@ -70,6 +80,13 @@ func (ss *slots[T]) alloc(key string, state slotState) int32 {
 	} else {
 		i = int32(len(ss.s))
 		ss.s = append(ss.s, slot[T]{})
+		if len(ss.spare) < ss.window || ss.window == 0 {
+			// Grow with the slots, so that their buffers cost O(log n)
+			// allocations in all.
+			ss.spare, ss.window = make([]Delta[T], 2*max(16, len(ss.s)/2)), 2
+		}
+		ss.s[i].deltas = ss.spare[:0:ss.window]
+		ss.spare = ss.spare[ss.window:]
 	}
 	s := &ss.s[i]
 	s.key, s.state, s.next = key, state, 0
