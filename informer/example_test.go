@@ -14,9 +14,9 @@ type Pod struct {
 	Image                            string
 }
 
-func (p *Pod) GetNamespace() string          { return p.Namespace }
-func (p *Pod) GetName() string               { return p.Name }
-func (p *Pod) GetResourceVersion() string    { return p.ResourceVersion }
+func (p *Pod) GetNamespace() string         { return p.Namespace }
+func (p *Pod) GetName() string              { return p.Name }
+func (p *Pod) GetResourceVersion() string   { return p.ResourceVersion }
 func (p *Pod) SetResourceVersion(rv string) { p.ResourceVersion = rv }
 
 func ExampleNew() {
