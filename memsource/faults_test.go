@@ -218,3 +218,32 @@ func TestDelays(t *testing.T) {
 		})
 	}
 }
+
+func TestStats(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memsource.New(memsource.Options[*item]{})
+		mustCreate(t, src, "a", "b")
+		if _, err := src.Update(newItem("a", 1)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := src.Delete("ns/b"); err != nil {
+			t.Fatal(err)
+		}
+		_, _ = src.Delete("ns/b") // fails: not counted as a delete
+		if _, _, err := listAll(t.Context(), src, 1); err != nil {
+			t.Fatal(err)
+		}
+		w := mustWatch(t, src, reflector.WatchOptions{SendInitialEvents: true})
+		drain(w)
+		got := src.Stats()
+		want := memsource.Stats{
+			Objects: 1, ResourceVersion: "5",
+			Creates: 2, Updates: 1, Deletes: 1,
+			Lists: 1, Watches: 1, ActiveWatches: 1,
+			Events: 1, Bookmarks: 1,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("Stats() mismatch (-want +got):\n%s", diff)
+		}
+	})
+}

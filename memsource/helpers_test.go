@@ -11,6 +11,9 @@ import (
 	"github.com/typedcache/typedcache/reflector"
 )
 
+// A Source is a ListerWatcher.
+var _ reflector.ListerWatcher[*item] = (*memsource.Source[*item])(nil)
+
 // item is a minimal object with Kubernetes-style accessors.
 type item struct {
 	Namespace, Name string

@@ -9,8 +9,9 @@ import (
 )
 
 // maxPaged is the number of older snapshots kept for continue tokens. Each
-// shares no memory with the others, so the cap bounds what paginated lists
-// can pin; a token whose snapshot was dropped is rebuilt from the history.
+// has its own key and item slices, so the cap bounds the memory paginated
+// lists can pin; a token whose snapshot was dropped is rebuilt from the
+// history.
 const maxPaged = 4
 
 // snapshot is an immutable, key-sorted view of the source at one version.
