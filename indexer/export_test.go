@@ -85,7 +85,7 @@ func (t *table[T]) check() error {
 			}
 			continue
 		}
-		if _, p, ok := t.find(e.key); !ok || p != i {
+		if _, p, ok := t.find(e.key, hash(t.seed, e.key)); !ok || p != i {
 			return fmt.Errorf("entry %d has key %q at position %d (%t)", i, e.key, p, ok)
 		}
 	}

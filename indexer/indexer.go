@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"fmt"
+	"hash/maphash"
 	"sync"
 	"sync/atomic"
 )
@@ -14,6 +15,7 @@ import (
 // value is not usable; call New.
 type Indexer[T any] struct {
 	keyFunc KeyFunc[T]
+	seed    maphash.Seed // hashes keys for the position table
 
 	// gate orders writers against AddIndexers: single writes and Replace
 	// hold it shared while they run user code, AddIndexers holds it
@@ -46,7 +48,8 @@ func New[T any](keyFunc KeyFunc[T], indexers Indexers[T]) *Indexer[T] {
 	if err := checkIndexers(indexers); err != nil {
 		panic(err.Error())
 	}
-	x := &Indexer[T]{keyFunc: keyFunc, t: newTable[T](0)}
+	seed := maphash.MakeSeed()
+	x := &Indexer[T]{keyFunc: keyFunc, seed: seed, t: newTable[T](0, seed)}
 	set := new(indexSet[T]).with(indexers)
 	x.indexes.Store(set)
 	x.indices = make([]index, len(set.funcs))

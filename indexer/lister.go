@@ -122,9 +122,10 @@ func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
 	}
 	var buf [maxStackKey]byte
 	key := append(append(append(buf[:0], namespace...), '/'), name...)
+	h := hashBytes(x.seed, key)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	p, ok := x.t.findBytes(key)
+	p, ok := x.t.findBytes(key, h)
 	if !ok {
 		var zero T
 		return zero, false

@@ -12,7 +12,6 @@ import "hash/maphash"
 // Deletion shifts the following run back (no tombstones), so lookups stay
 // short after any number of deletes.
 type positions struct {
-	seed  maphash.Seed
 	slots []uint64 // len is zero or a power of two
 	n     int
 }
@@ -21,7 +20,7 @@ type positions struct {
 const minSlots = 16
 
 func newPositions(size int) positions {
-	p := positions{seed: maphash.MakeSeed()}
+	var p positions
 	if size > 0 {
 		p.slots = make([]uint64, slotsFor(size))
 	}
@@ -38,12 +37,14 @@ func slotsFor(n int) int {
 	return c
 }
 
-func (p *positions) hash(key string) uint32 {
-	return uint32(maphash.String(p.seed, key))
+// hash returns the hash of key that positions works with. Callers compute
+// it once per operation, before taking the lock.
+func hash(seed maphash.Seed, key string) uint32 {
+	return uint32(maphash.String(seed, key))
 }
 
-func (p *positions) hashBytes(key []byte) uint32 {
-	return uint32(maphash.Bytes(p.seed, key))
+func hashBytes(seed maphash.Seed, key []byte) uint32 {
+	return uint32(maphash.Bytes(seed, key))
 }
 
 func slot(h uint32, pos int) uint64 { return uint64(h)<<32 | uint64(pos+1) }

@@ -21,9 +21,10 @@ func (x *Indexer[T]) Get(obj T) (T, bool, error) {
 
 // GetByKey returns the object stored under key. It does not allocate.
 func (x *Indexer[T]) GetByKey(key string) (T, bool) {
+	h := hash(x.seed, key)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	_, p, ok := x.t.find(key)
+	_, p, ok := x.t.find(key, h)
 	if !ok {
 		var zero T
 		return zero, false
@@ -134,7 +135,7 @@ func (x *Indexer[T]) ByIndex(indexName, value string) ([]T, error) {
 func (x *Indexer[T]) objectsLocked(keys map[string]struct{}) []T {
 	out := make([]T, 0, len(keys))
 	for k := range keys {
-		_, p, _ := x.t.find(k)
+		_, p, _ := x.t.find(k, hash(x.seed, k))
 		out = append(out, x.t.at(p).obj)
 	}
 	return out

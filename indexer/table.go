@@ -1,6 +1,9 @@
 package indexer
 
-import "slices"
+import (
+	"hash/maphash"
+	"slices"
+)
 
 // chunkBits sets the number of entries per chunk (128). A write after a
 // snapshot copies at most two chunks, so the chunk size bounds the cost a
@@ -44,6 +47,7 @@ type chunk[T any] struct {
 // lock.
 type table[T any] struct {
 	pos    positions
+	seed   maphash.Seed // the hash seed of pos, the Indexer's
 	chunks []*chunk[T]
 	n      int
 	// epoch advances when a write follows a snapshot: everything allocated
@@ -56,8 +60,8 @@ type table[T any] struct {
 	seq uint64
 }
 
-func newTable[T any](size int) table[T] {
-	return table[T]{pos: newPositions(size)}
+func newTable[T any](size int, seed maphash.Seed) table[T] {
+	return table[T]{pos: newPositions(size), seed: seed}
 }
 
 // at returns the entry at position i.
@@ -65,12 +69,12 @@ func (t *table[T]) at(i int) *entry[T] {
 	return &t.chunks[i>>chunkBits].entries[i&chunkMask]
 }
 
-// find returns the slot of key in pos and its entry's position.
-func (t *table[T]) find(key string) (slot, p int, ok bool) {
+// find returns the slot of key, whose hash is h, in pos and its entry's
+// position.
+func (t *table[T]) find(key string, h uint32) (slot, p int, ok bool) {
 	if len(t.pos.slots) == 0 {
 		return -1, 0, false
 	}
-	h := t.pos.hash(key)
 	mask := len(t.pos.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := t.pos.slots[i]
@@ -84,11 +88,10 @@ func (t *table[T]) find(key string) (slot, p int, ok bool) {
 }
 
 // findBytes is find for a key held in a byte slice.
-func (t *table[T]) findBytes(key []byte) (p int, ok bool) {
+func (t *table[T]) findBytes(key []byte, h uint32) (p int, ok bool) {
 	if len(t.pos.slots) == 0 {
 		return 0, false
 	}
-	h := t.pos.hashBytes(key)
 	mask := len(t.pos.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := t.pos.slots[i]
@@ -102,19 +105,25 @@ func (t *table[T]) findBytes(key []byte) (p int, ok bool) {
 }
 
 // lookup returns the position of key and the version of its chunk.
-func (t *table[T]) lookup(key string) (p int, ver uint64, ok bool) {
-	_, p, ok = t.find(key)
+func (t *table[T]) lookup(key string, h uint32) (p int, ver uint64, ok bool) {
+	_, p, ok = t.find(key, h)
 	if !ok {
 		return 0, 0, false
 	}
 	return p, t.chunks[p>>chunkBits].ver, true
 }
 
-// unchanged reports whether key is still where lookup found it (or still
-// absent) and its chunk has not been written since.
-func (t *table[T]) unchanged(key string, p int, ver uint64, existed bool) bool {
-	q, v, ok := t.lookup(key)
-	return ok == existed && (!ok || q == p && v == ver)
+// unchanged reports whether what lookup returned is still true: key is
+// still absent, or still at position p in a chunk unwritten since. A chunk
+// version is never reused (even across Replace), so an unwritten chunk
+// still holds key at p, and no search is needed.
+func (t *table[T]) unchanged(key string, h uint32, p int, ver uint64, existed bool) bool {
+	if existed {
+		ci := p >> chunkBits
+		return ci < len(t.chunks) && t.chunks[ci].ver == ver
+	}
+	_, _, ok := t.find(key, h)
+	return !ok
 }
 
 // begin starts a write. shared reports whether a snapshot was taken since
@@ -149,19 +158,25 @@ func (t *table[T]) writable(ci int) *chunk[T] {
 	return c
 }
 
-// put stores obj under key and returns the object it replaced.
-func (t *table[T]) put(key string, obj T) (old T, existed bool) {
-	if _, p, ok := t.find(key); ok {
-		e := &t.writable(p >> chunkBits).entries[p&chunkMask]
-		old, e.obj = e.obj, obj
-		return old, true
+// put stores obj under key, whose hash is h, and returns the object it
+// replaced.
+func (t *table[T]) put(key string, h uint32, obj T) (old T, existed bool) {
+	if _, p, ok := t.find(key, h); ok {
+		return t.set(p, obj), true
 	}
-	t.append(key, obj)
+	t.append(key, h, obj)
 	return old, false
 }
 
+// set replaces the object at position p and returns the old one.
+func (t *table[T]) set(p int, obj T) (old T) {
+	e := &t.writable(p >> chunkBits).entries[p&chunkMask]
+	old, e.obj = e.obj, obj
+	return old
+}
+
 // append stores a new entry, whose key is absent, at the end.
-func (t *table[T]) append(key string, obj T) {
+func (t *table[T]) append(key string, h uint32, obj T) {
 	p := t.n
 	ci := p >> chunkBits
 	if ci == len(t.chunks) {
@@ -176,13 +191,13 @@ func (t *table[T]) append(key string, obj T) {
 	}
 	t.writable(ci).entries[p&chunkMask] = entry[T]{key: key, obj: obj}
 	t.n++
-	t.pos.insert(t.pos.hash(key), p)
+	t.pos.insert(h, p)
 }
 
-// delete removes the entry stored under key, moving the last entry into
-// the hole, and returns the removed object.
-func (t *table[T]) delete(key string) (old T, existed bool) {
-	i, p, ok := t.find(key)
+// delete removes the entry stored under key, whose hash is h, moving the
+// last entry into the hole, and returns the removed object.
+func (t *table[T]) delete(key string, h uint32) (old T, existed bool) {
+	i, p, ok := t.find(key, h)
 	if !ok {
 		return old, false
 	}
@@ -191,7 +206,7 @@ func (t *table[T]) delete(key string) (old T, existed bool) {
 	t.pos.delete(i)
 	if p != last {
 		moved := *t.at(last)
-		j, _, _ := t.find(moved.key)
+		j, _, _ := t.find(moved.key, hash(t.seed, moved.key))
 		t.pos.move(j, p)
 		t.writable(p >> chunkBits).entries[p&chunkMask] = moved
 	}

@@ -50,6 +50,7 @@ func (x *Indexer[T]) Delete(obj T) error {
 // otherwise. If an IndexFunc fails, Put returns the error and changes
 // nothing.
 func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
+	h := hash(x.seed, key)
 	x.gate.RLock()
 	defer x.gate.RUnlock()
 	set := x.indexes.Load()
@@ -61,12 +62,12 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 	if len(set.funcs) == 0 {
 		x.mu.Lock()
 		x.beginLocked()
-		old, existed = x.t.put(key, obj)
+		old, existed = x.t.put(key, h, obj)
 		x.mu.Unlock()
 		return old, existed, nil
 	}
 	for {
-		cur, p, ver, ok := x.read(key)
+		cur, p, ver, ok := x.read(key, h)
 		oldVals := oldBuf[:0]
 		if ok {
 			if oldVals, err = set.values(oldVals, 0, key, cur); err != nil {
@@ -74,9 +75,13 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 			}
 		}
 		x.mu.Lock()
-		if x.t.unchanged(key, p, ver, ok) {
+		if x.t.unchanged(key, h, p, ver, ok) {
 			x.beginLocked()
-			x.t.put(key, obj)
+			if ok {
+				x.t.set(p, obj)
+			} else {
+				x.t.append(key, h, obj)
+			}
 			for i, ix := range x.indices {
 				var o []string
 				if ok {
@@ -95,6 +100,7 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 // IndexFunc fails on the stored object, DeleteKey returns the error and
 // changes nothing.
 func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
+	h := hash(x.seed, key)
 	x.gate.RLock()
 	defer x.gate.RUnlock()
 	set := x.indexes.Load()
@@ -102,12 +108,12 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 		x.mu.Lock()
 		defer x.mu.Unlock()
 		x.beginLocked()
-		old, existed = x.t.delete(key)
+		old, existed = x.t.delete(key, h)
 		return old, existed, nil
 	}
 	var oldBuf [inlineIndexes][]string
 	for {
-		cur, p, ver, ok := x.read(key)
+		cur, p, ver, ok := x.read(key, h)
 		if !ok {
 			return old, false, nil
 		}
@@ -116,9 +122,9 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			return old, false, err
 		}
 		x.mu.Lock()
-		if x.t.unchanged(key, p, ver, true) {
+		if x.t.unchanged(key, h, p, ver, true) {
 			x.beginLocked()
-			x.t.delete(key)
+			x.t.delete(key, h)
 			for i, ix := range x.indices {
 				ix.update(key, oldVals[i], nil)
 			}
@@ -129,12 +135,13 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	}
 }
 
-// read returns the object stored under key with what Put and DeleteKey
-// need to check later, under the write lock, that it has not changed.
-func (x *Indexer[T]) read(key string) (obj T, p int, ver uint64, ok bool) {
+// read returns the object stored under key, whose hash is h, with what Put
+// and DeleteKey need to check later, under the write lock, that it has not
+// changed.
+func (x *Indexer[T]) read(key string, h uint32) (obj T, p int, ver uint64, ok bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	p, ver, ok = x.t.lookup(key)
+	p, ver, ok = x.t.lookup(key, h)
 	if ok {
 		obj = x.t.at(p).obj
 	}
@@ -150,13 +157,13 @@ func (x *Indexer[T]) Replace(objs []T) error {
 	x.gate.RLock()
 	defer x.gate.RUnlock()
 	set := x.indexes.Load()
-	t := newTable[T](len(objs))
+	t := newTable[T](len(objs), x.seed)
 	for _, obj := range objs {
 		key, err := x.key(obj)
 		if err != nil {
 			return err
 		}
-		t.put(key, obj)
+		t.put(key, hash(x.seed, key), obj)
 	}
 	indices := make([]index, len(set.funcs))
 	for i := range indices {
