@@ -1,0 +1,117 @@
+// Package reflector keeps a Store in step with a source of objects: it
+// lists the source, replaces the store's content with the result, then
+// applies the source's watch events to the store one by one, relisting,
+// re-watching and backing off as needed, until its context ends.
+//
+// A source is a ListerWatcher[T]. It declares in Capabilities which
+// optional features it implements (paginated lists, bookmarks, streaming
+// lists, comparable versions), and the reflector uses only those: a source
+// without a feature is never asked for it and never waited on for it. The
+// ListWatch adapter turns two functions into a ListerWatcher; package
+// memsource is a complete in-memory source. The Store is usually a
+// deltafifo.DeltaFIFO[T] feeding an informer.
+//
+// # Semantics
+//
+// Filling the store. The first list asks for version "0" (any state the
+// source has at hand); later lists ask for the last version seen, so the
+// store never goes back in time; after a list at a version fails with
+// ErrExpired, the reflector lists at once again at "" (the latest state),
+// and keeps asking for "" until a list succeeds. A source with Pagination
+// is listed in pages of Options.PageSize (default 500), following
+// client-go's rule that a relist at a specific version is not paginated
+// unless the first list came back in pages; an expired continue token falls
+// back to one unpaginated list. The pages are joined and handed to the
+// store in one Replace, with the version of the first page.
+//
+// A source with StreamingList is read instead through a watch with
+// SendInitialEvents: its initial events are collected in a slice (a
+// Modified or Deleted among them edits the slice) and handed to one Replace
+// when the Bookmark with InitialEventsEnd arrives; the same watch then goes
+// on as a normal watch. If the stream fails, ends early, or does not end
+// its initial events within the timeout the reflector asked for, the
+// reflector lists instead, in the same attempt. Options.DisableStreamingList
+// turns streaming off.
+//
+// Watching. After the store is filled, the reflector watches from the
+// list's version, asking for a random timeout in [5min, 10min] (see
+// Options.MinWatchTimeout) and for bookmarks when the source has them.
+// Added, Modified and Deleted events become Store.Add, Update and Delete; a
+// Bookmark only advances LastSyncResourceVersion. A watch that the source
+// ends is started again at once from the last version seen; one that ended
+// within a second without any event counts as a failure (ErrShortWatch).
+// A watch that starts from "" or "0" (a source whose lists carry no
+// version) does not advance LastSyncResourceVersion on its first, possibly
+// unordered, Added events, only from the first other event on.
+//
+// Failures. ErrExpired from Watch or in an Error event ends the watch and
+// the reflector relists from the last version seen: at once if the watch
+// delivered any event, otherwise after a backoff (the source forgot the
+// version as soon as it was listed; relisting in a tight loop would not
+// help). Any other failure is reported to Options.ErrorHandler and retried
+// after an exponential backoff with jitter (Options.Backoff; by default
+// 0.8s doubling to 30s, each delay stretched by up to 100%, reset after
+// two minutes without failures): a failed list is retried as a list, a
+// failed watch as a watch from the last version seen.
+//
+// Malformed input never stops the stream or panics: an event or listed item
+// whose object is missing (a nil pointer or interface, detected by its
+// methods panicking, which the reflector recovers) or has an empty name
+// (the reflector's rule: every storable object has a name, as every
+// Kubernetes object does and the default key requires), a Bookmark without
+// a version, and an event of unknown type are reported as ErrMalformed and
+// skipped. An event's version is its ResourceVersion, or its object's when
+// empty.
+//
+// Store errors. A store that refuses a change (any method returning an
+// error) is reported as ErrStore and the reflector relists after a backoff:
+// Replace then brings the store back in step, including for the change it
+// refused.
+//
+// Resync. With Options.ResyncPeriod > 0, the reflector calls Store.Resync
+// every period while it watches, when Options.ShouldResync (nil: always)
+// says so. The timer starts once the store is filled, restarts after every
+// tick whether or not it resynced, keeps running through re-watches and
+// their backoffs, and starts again after a relist.
+//
+// # Concurrency
+//
+// Run does all its work on the caller's goroutine: the source's List and
+// Watch, the store's methods, the hooks (ShouldResync, ErrorHandler) are
+// all called from it, one at a time, never under a lock of the reflector.
+// A store fed by one reflector therefore sees its calls in order and
+// serialised. Run returns promptly after its context ends, provided the
+// source honours contexts and Watch.Stop, and leaves no goroutine behind.
+// One Reflector runs at most once at a time. LastSyncResourceVersion and
+// Name may be called from any goroutine.
+//
+// # Differences from client-go
+//
+//   - Typed end to end: the source yields T and the store receives T; there
+//     is no expected-type check because the compiler does it.
+//   - Capabilities replace guessing: client-go's streaming list is on by
+//     default and hangs sources that accept SendInitialEvents but never send
+//     the end bookmark; here it is used only when the source declares it,
+//     and even then abandoned for a plain list after the watch timeout.
+//   - A failed watch is retried as a watch from the last version after a
+//     backoff; client-go relists after most watch failures. Only expiry
+//     (and store errors) make the reflector relist, since only then is the
+//     store's version in doubt.
+//   - After a watch expiry with progress, the relist happens at once;
+//     client-go waits a backoff step first.
+//   - The backoff resets after Backoff.Reset without a failure; client-go's
+//     resets every two minutes even while failures continue.
+//   - Malformed events and store errors are reported through one
+//     ErrorHandler with matchable sentinel errors (ErrMalformed, ErrStore,
+//     ErrShortWatch); client-go logs them, and ignores store errors on watch
+//     events.
+//   - Resync runs on the watch goroutine, so the store's methods are never
+//     called concurrently by one reflector; client-go resyncs from a second
+//     goroutine.
+//   - No internal-error retry window (MaxInternalErrorRetryDuration), no
+//     connection-refused or 429 classification, no bookmark hand-off to the
+//     store: the source contract has no such error classes, and bookmarks
+//     advance LastSyncResourceVersion only.
+//   - Logging through log/slog (Options.Logger) with a "reflector"
+//     attribute; context.Context instead of stop channels.
+package reflector

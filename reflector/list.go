@@ -1,0 +1,159 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// sync replaces the store's content with the source's, by a streaming list
+// when the source has one and otherwise by a (paginated) list. It returns
+// the still-open watch of a successful streaming list, or nil.
+func (r *Reflector[T]) sync(ctx context.Context) (Watch[T], error) {
+	var (
+		w     Watch[T]
+		items []T
+		rv    string
+		err   error
+	)
+	if r.streaming {
+		w, items, rv, err = r.streamList(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			r.report(ctx, fmt.Errorf("reflector: streaming list failed, listing instead: %w", err))
+		}
+	}
+	if w == nil {
+		items, rv, err = r.list(ctx)
+		if err != nil {
+			return nil, err
+		}
+	}
+	n := len(items)
+	if err := r.store.Replace(items, rv); err != nil {
+		if w != nil {
+			w.Stop()
+		}
+		return nil, storeError("replace", err)
+	}
+	r.setLastRV(rv)
+	r.log.DebugContext(ctx, "store synced", "items", n, "resourceVersion", rv, "streamed", w != nil)
+	return w, nil
+}
+
+// list reads the source's whole content, page by page where it paginates,
+// and returns the storable items and the version they were read at.
+func (r *Reflector[T]) list(ctx context.Context) ([]T, string, error) {
+	rv := r.relistVersion()
+	items, listRV, paginated, err := r.listPages(ctx, rv)
+	if errors.Is(err, ErrExpired) && rv != "" {
+		// The version is gone or unknown to the source: read its latest
+		// state at once, and keep doing so until a list succeeds.
+		r.rvUnavailable = true
+		r.log.DebugContext(ctx, "list expired, listing the latest state", "resourceVersion", rv, "err", err)
+		rv = ""
+		items, listRV, paginated, err = r.listPages(ctx, rv)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("reflector: list at resource version %q: %w", rv, err)
+	}
+	if rv == "0" && paginated {
+		r.paginated = true
+	}
+	r.rvUnavailable = false
+	return r.storable(ctx, items), listRV, nil
+}
+
+// relistVersion is the version to list at: "0" (any state the source has
+// at hand) the first time, the last seen version afterwards so as never to
+// go back in time, and "" (the latest state) after that version expired.
+func (r *Reflector[T]) relistVersion() string {
+	switch rv := r.LastSyncResourceVersion(); {
+	case r.rvUnavailable:
+		return ""
+	case rv == "":
+		return "0"
+	default:
+		return rv
+	}
+}
+
+// pageLimit is the page size of a list at rv, or 0 for one unpaginated
+// call.
+func (r *Reflector[T]) pageLimit(rv string) int64 {
+	switch {
+	case !r.caps.Pagination || r.pageSize < 0:
+		return 0
+	case r.pageSize > 0:
+		return r.pageSize
+	case rv == "" || rv == "0" || r.paginated:
+		return DefaultPageSize
+	default:
+		return 0
+	}
+}
+
+// listPages lists at rv, following continue tokens, and reports whether
+// the answer came in more than one page. When a continue token expires it
+// falls back to one unpaginated list at rv.
+func (r *Reflector[T]) listPages(ctx context.Context, rv string) (items []T, listRV string, paginated bool, err error) {
+	opts := ListOptions{ResourceVersion: rv, Limit: r.pageLimit(rv)}
+	for {
+		page, err := r.lw.List(ctx, opts)
+		if err != nil {
+			if opts.Continue == "" || !errors.Is(err, ErrExpired) {
+				return nil, "", paginated, err
+			}
+			r.log.DebugContext(ctx, "continue token expired, listing in one call", "resourceVersion", rv)
+			page, err = r.lw.List(ctx, ListOptions{ResourceVersion: rv})
+			return page.Items, page.ResourceVersion, paginated, err
+		}
+		if !paginated {
+			if page.Continue == "" {
+				return page.Items, page.ResourceVersion, false, nil
+			}
+			// Later pages carry the first page's version, like Kubernetes.
+			items = make([]T, 0, 2*len(page.Items))
+			listRV = page.ResourceVersion
+			paginated = true
+		}
+		items = append(items, page.Items...)
+		switch page.Continue {
+		case "":
+			return items, listRV, true, nil
+		case opts.Continue:
+			return nil, "", true, fmt.Errorf("reflector: source repeated continue token %q", page.Continue)
+		}
+		// A continuation names its snapshot itself: no resource version.
+		opts = ListOptions{Limit: opts.Limit, Continue: page.Continue}
+	}
+}
+
+// storable returns the items that can be stored, reporting the others in
+// one error. It copies only when it must drop something.
+func (r *Reflector[T]) storable(ctx context.Context, items []T) []T {
+	for i, obj := range items {
+		if _, err := objectVersion(obj); err != nil {
+			return r.dropMalformed(ctx, items, i, err)
+		}
+	}
+	return items
+}
+
+// dropMalformed is the slow path of storable: items[bad] failed with err.
+func (r *Reflector[T]) dropMalformed(ctx context.Context, items []T, bad int, err error) []T {
+	kept := make([]T, bad, len(items)-1)
+	copy(kept, items[:bad])
+	dropped := 1
+	for _, obj := range items[bad+1:] {
+		if _, err := objectVersion(obj); err != nil {
+			dropped++
+			continue
+		}
+		kept = append(kept, obj)
+	}
+	r.report(ctx, fmt.Errorf("%w: skipped %d of %d listed items; item %d: %w", ErrMalformed, dropped, len(items), bad, err))
+	return kept
+}

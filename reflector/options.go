@@ -1,0 +1,112 @@
+package reflector
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// Defaults used where an Options field is left zero. They are client-go's.
+const (
+	// DefaultPageSize is the page size of paginated lists.
+	DefaultPageSize = 500
+	// DefaultMinWatchTimeout is the shortest watch timeout the reflector asks
+	// for; each watch asks for a random timeout between it and twice it.
+	DefaultMinWatchTimeout = 5 * time.Minute
+)
+
+// Options configures a Reflector. The zero value gives client-go's
+// defaults.
+type Options struct {
+	// Name identifies the reflector in logs. The default is the name of the
+	// type T (for example "*v1.Pod").
+	Name string
+	// Logger receives the reflector's log records, with a "reflector"
+	// attribute holding Name. The default is slog.Default().
+	Logger *slog.Logger
+
+	// ResyncPeriod is how often the reflector asks the store to Resync. Zero
+	// disables resyncs. The timer starts when the store has been filled by a
+	// list, restarts after every tick, and starts again after every relist.
+	ResyncPeriod time.Duration
+	// ShouldResync is asked at every resync tick whether to call
+	// Store.Resync; nil means always. It runs on the reflector's goroutine
+	// and should return quickly.
+	ShouldResync func() bool
+
+	// PageSize is the number of items asked for per page when listing from
+	// a source with Capabilities.Pagination. Zero means DefaultPageSize,
+	// with client-go's rule that a relist at a specific resource version is
+	// not paginated unless the first list came back in several pages. A
+	// positive value paginates every list; a negative value none.
+	PageSize int64
+	// DisableStreamingList makes the reflector list even when the source has
+	// Capabilities.StreamingList.
+	DisableStreamingList bool
+	// MinWatchTimeout raises the shortest watch timeout above
+	// DefaultMinWatchTimeout; smaller values are ignored. Each watch asks
+	// the source for a random timeout in [MinWatchTimeout,
+	// 2*MinWatchTimeout], which spreads reconnections over time.
+	MinWatchTimeout time.Duration
+
+	// Backoff paces retries after failures.
+	Backoff Backoff
+
+	// ErrorHandler is called, on the reflector's goroutine, with every error
+	// the reflector meets: failed lists and watches, watches that end too
+	// soon, malformed events, store errors. The reflector retries on its
+	// own afterwards; the handler only observes (client-go calls this the
+	// WatchErrorHandler). It should return quickly. The default logs the
+	// error at level Error, or Info for ErrExpired.
+	ErrorHandler func(ctx context.Context, err error)
+}
+
+// Backoff configures the exponential backoff between retries: the n-th
+// consecutive failure waits min(Initial*Factor^(n-1), Max), stretched by a
+// random fraction of up to Jitter of itself. After Reset without a failure,
+// the next failure starts again at Initial. Zero fields take client-go's
+// defaults, so the zero Backoff waits 0.8s, 1.6s, 3.2s ... 30s, each up to
+// twice as long with jitter, and resets after two minutes of health.
+type Backoff struct {
+	// Initial is the first delay; the default is 800ms.
+	Initial time.Duration
+	// Max caps the delay before jitter; the default is 30s. A Max below
+	// Initial is raised to Initial.
+	Max time.Duration
+	// Factor multiplies the delay after each failure; the default is 2.
+	// Values below 1 are treated as 1 (a constant delay).
+	Factor float64
+	// Jitter is the largest random fraction added to each delay; the
+	// default is 1.0 (up to double). A negative value disables jitter.
+	Jitter float64
+	// Reset is how long the reflector must run without a failure for the
+	// backoff to start again at Initial; the default is 2 minutes.
+	Reset time.Duration
+}
+
+// withDefaults returns b with its zero fields set to the defaults.
+func (b Backoff) withDefaults() Backoff {
+	if b.Initial <= 0 {
+		b.Initial = 800 * time.Millisecond
+	}
+	if b.Max <= 0 {
+		b.Max = 30 * time.Second
+	}
+	b.Max = max(b.Max, b.Initial)
+	switch {
+	case b.Factor == 0:
+		b.Factor = 2
+	case b.Factor < 1:
+		b.Factor = 1
+	}
+	switch {
+	case b.Jitter == 0:
+		b.Jitter = 1
+	case b.Jitter < 0:
+		b.Jitter = 0
+	}
+	if b.Reset <= 0 {
+		b.Reset = 2 * time.Minute
+	}
+	return b
+}

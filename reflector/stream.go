@@ -1,0 +1,88 @@
+package reflector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// errStreamClosed reports a streaming list whose watch ended before the
+// end of the initial events.
+var errStreamClosed = errors.New("reflector: watch closed before the end of the initial events")
+
+// streamList reads the source's content through a watch with
+// SendInitialEvents, collecting the initial events until the Bookmark that
+// marks their end. It returns the open watch, the items and the bookmark's
+// version. It is used only for sources that declare StreamingList, and it
+// gives up (so that the caller lists instead) when the stream fails, ends
+// early, or outlasts the timeout it asked the source for.
+func (r *Reflector[T]) streamList(ctx context.Context) (Watch[T], []T, string, error) {
+	rv := r.LastSyncResourceVersion()
+	if r.rvUnavailable {
+		rv = ""
+	}
+	timeout := r.watchTimeout()
+	w, err := r.startWatch(ctx, WatchOptions{
+		ResourceVersion:   rv,
+		Timeout:           timeout,
+		AllowBookmarks:    r.caps.Bookmarks,
+		SendInitialEvents: true,
+	})
+	if err != nil {
+		if errors.Is(err, ErrExpired) {
+			r.rvUnavailable = true
+		}
+		return nil, nil, "", err
+	}
+	items, endRV, err := r.collect(ctx, w, timeout)
+	if err != nil {
+		w.Stop()
+		if errors.Is(err, ErrExpired) {
+			r.rvUnavailable = true
+		}
+		return nil, nil, "", err
+	}
+	r.rvUnavailable = false
+	return w, items, endRV, nil
+}
+
+// collect gathers the initial events of w.
+func (r *Reflector[T]) collect(ctx context.Context, w Watch[T], timeout time.Duration) ([]T, string, error) {
+	deadline := time.NewTimer(timeout)
+	defer deadline.Stop()
+	var c collector[T]
+	for {
+		var ev Event[T]
+		var ok bool
+		select {
+		case <-ctx.Done():
+			return nil, "", ctx.Err()
+		case <-deadline.C:
+			return nil, "", fmt.Errorf("reflector: no end of the initial events after %v", timeout)
+		case ev, ok = <-w.Events():
+		}
+		switch {
+		case !ok:
+			return nil, "", errStreamClosed
+		case ev.Type == Error:
+			return nil, "", eventError(ev)
+		case ev.Type == Bookmark && ev.InitialEventsEnd:
+			if ev.ResourceVersion == "" {
+				return nil, "", fmt.Errorf("%w: end of initial events without a resource version", ErrMalformed)
+			}
+			return c.items, ev.ResourceVersion, nil
+		}
+		if _, err := r.check(ctx, ev); err != nil {
+			continue // reported
+		}
+		switch ev.Type {
+		case Added:
+			c.add(ev.Object)
+		case Modified:
+			c.update(ev.Object)
+		case Deleted:
+			c.remove(ev.Object)
+		}
+	}
+}
