@@ -41,21 +41,27 @@ func (q *TypedDelayingQueue[K]) AddAfter(item K, d time.Duration) {
 // there was one. It does not affect an item that is already queued or being
 // processed.
 func (q *TypedDelayingQueue[K]) CancelAfter(item K) bool {
+	hash := q.hash(item)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	s := q.items[item]
-	if s == nil || s.index < 0 {
+	id, pos := q.lookupLocked(item, hash)
+	if id == none || q.slots[id].index < 0 {
 		return false
 	}
-	q.waiting.Remove(s.index)
-	s.index = -1
-	if !s.processing {
-		q.deleteLocked(s)
+	q.waiting.Remove(int(q.slots[id].index))
+	q.slots[id].index = none
+	if !q.slots[id].processing {
+		q.deleteLocked(id, pos)
 	}
 	return true
 }
 
 func (q *Queue[K]) addAfter(item K, d time.Duration) {
+	hash := q.hash(item)
+	var now int64
+	if d > 0 {
+		now = q.now()
+	}
 	q.mu.Lock()
 	if q.shuttingDown {
 		q.mu.Unlock()
@@ -63,9 +69,9 @@ func (q *Queue[K]) addAfter(item K, d time.Duration) {
 	}
 	added := false
 	if d <= 0 {
-		added = q.addLocked(item)
+		added = q.addLocked(item, hash)
 	} else {
-		q.delayLocked(item, d)
+		q.delayLocked(item, hash, now, d)
 	}
 	q.mu.Unlock()
 	if q.metrics != nil {
@@ -76,50 +82,56 @@ func (q *Queue[K]) addAfter(item K, d time.Duration) {
 	}
 }
 
-// delayLocked records a delayed add of item, d > 0 from now.
-func (q *Queue[K]) delayLocked(item K, d time.Duration) {
-	now := q.now()
+// delayLocked records a delayed add of item, whose hash is given, d > 0
+// after now.
+func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) {
 	at := now + int64(d)
 	if at < now { // overflow: never due
 		at = noTimer
 	}
-	s := q.items[item]
+	id, _ := q.lookupLocked(item, hash)
+	if id == none {
+		id = q.newSlotLocked(item)
+		q.insertLocked(hash, id)
+	}
+	s := &q.slots[id]
 	switch {
-	case s == nil:
-		s = q.newSlotLocked(item)
-		q.items[item] = s
 	case s.queued:
 		return // due already
 	case s.index >= 0 && s.readyAt <= at:
 		return // due earlier already
 	}
+	if s.index >= 0 {
+		q.waiting.Remove(int(s.index))
+	}
 	s.readyAt = at
 	q.seq++
-	s.seq = q.seq
 	if q.waiting == nil {
-		q.waiting = heap.New(readyBefore[K], setIndex[K])
+		q.waiting = heap.New(readyBefore, q.setIndex)
 	}
-	if s.index >= 0 {
-		q.waiting.Fix(s.index)
-	} else {
-		q.waiting.Push(s)
-	}
-	if at < q.timerAt {
-		q.armLocked(now, at)
+	q.waiting.Push(waiter{at: at, seq: q.seq, id: id})
+	if at < q.timerAt-int64(timerSlack) {
+		q.armLocked(at)
 	}
 }
 
-// armLocked sets the timer to fire at at, a time after now.
-func (q *Queue[K]) armLocked(now, at int64) {
+// timerSlack is how late the timer may fire for a delayed add, so that a
+// burst of adds due microseconds apart is queued by a few timer calls
+// instead of one each.
+const timerSlack = 100 * time.Microsecond
+
+// armLocked sets the timer to fire at at; noTimer means never.
+func (q *Queue[K]) armLocked(at int64) {
 	if at == noTimer {
 		return
 	}
 	q.timerAt = at
+	d := time.Duration(at - q.now())
 	if q.timer == nil {
-		q.timer = time.AfterFunc(time.Duration(at-now), q.fire)
+		q.timer = time.AfterFunc(d, q.fire)
 		return
 	}
-	q.timer.Reset(time.Duration(at - now))
+	q.timer.Reset(d)
 }
 
 // fire runs on the timer: it queues every delayed add that is due and sets
@@ -135,17 +147,17 @@ func (q *Queue[K]) fire() {
 	q.timerAt = noTimer
 	added := 0
 	for {
-		s, ok := q.waiting.Peek()
+		w, ok := q.waiting.Peek()
 		if !ok {
 			break
 		}
-		if s.readyAt > now {
-			q.armLocked(now, s.readyAt)
+		if w.at > now {
+			q.armLocked(max(w.at, now+int64(timerSlack)))
 			break
 		}
 		q.waiting.Pop()
-		s.index = -1
-		q.queueLocked(s)
+		q.slots[w.id].index = none
+		q.queueLocked(w.id)
 		added++
 	}
 	q.mu.Unlock()
@@ -156,8 +168,18 @@ func (q *Queue[K]) fire() {
 	}
 }
 
-func readyBefore[K comparable](a, b *slot[K]) bool {
-	return a.readyAt < b.readyAt || a.readyAt == b.readyAt && a.seq < b.seq
+// waiter is an entry of the waiting heap. It carries its ordering key so
+// that comparisons do not touch the slot arena.
+type waiter struct {
+	at  int64  // ready time, in Queue.now units
+	seq uint64 // order of the AddAfter calls, for equal ready times
+	id  int32  // the slot
 }
 
-func setIndex[K comparable](s *slot[K], i int) { s.index = i }
+// readyBefore orders the waiting heap: earliest ready time first, then
+// earliest AddAfter.
+func readyBefore(a, b waiter) bool {
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
+}
+
+func (q *Queue[K]) setIndex(w waiter, i int) { q.slots[w.id].index = int32(i) }

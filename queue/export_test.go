@@ -9,7 +9,7 @@ type State struct {
 func (q *Queue[K]) State() State {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	st := State{Ready: q.ready.Len(), Dirty: q.dirty, Processing: q.processing, Slots: len(q.items)}
+	st := State{Ready: q.ready.Len(), Dirty: q.dirty, Processing: q.processing, Slots: q.index.count}
 	if q.waiting != nil {
 		st.Waiting = q.waiting.Len()
 	}

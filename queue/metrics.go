@@ -59,41 +59,44 @@ func (q *Queue[K]) snapshot() MetricsSnapshot {
 	defer q.mu.Unlock()
 	now := q.now()
 	m := MetricsSnapshot{Depth: q.ready.Len() + q.dirty, Processing: q.processing}
-	if q.inFlight.head != nil {
-		m.LongestRunning = time.Duration(now - q.inFlight.head.startedAt)
+	if q.inFlight.head != none {
+		m.LongestRunning = time.Duration(now - q.slots[q.inFlight.head].startedAt)
 	}
-	for s := q.inFlight.head; s != nil; s = s.next {
-		m.UnfinishedWork += time.Duration(now - s.startedAt)
+	for id := q.inFlight.head; id != none; id = q.slots[id].next {
+		m.UnfinishedWork += time.Duration(now - q.slots[id].startedAt)
 	}
 	return m
 }
 
-// slotList is a doubly linked list of the slots being processed, in the
-// order Get handed them out, so its head has run longest.
-type slotList[K comparable] struct {
-	head, tail *slot[K]
+// slotList is a doubly linked list, through slot.prev and slot.next, of the
+// slots being processed in the order Get handed them out, so its head has
+// run longest.
+type slotList struct {
+	head, tail int32
 }
 
-func (l *slotList[K]) pushBack(s *slot[K]) {
-	s.prev, s.next = l.tail, nil
-	if l.tail != nil {
-		l.tail.next = s
+func (q *Queue[K]) inFlightPushLocked(id int32) {
+	l := &q.inFlight
+	q.slots[id].prev, q.slots[id].next = l.tail, none
+	if l.tail != none {
+		q.slots[l.tail].next = id
 	} else {
-		l.head = s
+		l.head = id
 	}
-	l.tail = s
+	l.tail = id
 }
 
-func (l *slotList[K]) remove(s *slot[K]) {
-	if s.prev != nil {
-		s.prev.next = s.next
+func (q *Queue[K]) inFlightRemoveLocked(id int32) {
+	l, s := &q.inFlight, &q.slots[id]
+	if s.prev != none {
+		q.slots[s.prev].next = s.next
 	} else {
 		l.head = s.next
 	}
-	if s.next != nil {
-		s.next.prev = s.prev
+	if s.next != none {
+		q.slots[s.next].prev = s.prev
 	} else {
 		l.tail = s.prev
 	}
-	s.prev, s.next = nil, nil
+	s.prev, s.next = none, none
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -254,4 +256,67 @@ func FuzzQueue(f *testing.F) {
 			}
 		})
 	})
+}
+
+// TestModelManyItems runs long random Add/Get/Done sequences over thousands
+// of items, so that the item index grows, shrinks and shifts entries, and
+// checks every result against model.
+func TestModelManyItems(t *testing.T) {
+	for _, n := range []int{3, 100, 5000} {
+		t.Run(fmt.Sprint(n, " items"), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(n), 7))
+			q := queue.New[string](queue.Options{})
+			m := newModel()
+			var held []string
+			for step := range 200_000 {
+				switch op := rng.IntN(10); {
+				case op < 4:
+					item := strconv.Itoa(rng.IntN(n))
+					q.Add(item)
+					m.add(item)
+				case op < 7 && len(m.ready) > 0:
+					want, _ := m.get()
+					got, err := q.Get(context.Background())
+					if got != want || err != nil {
+						t.Fatalf("step %d: Get() = %q, %v, want %q", step, got, err, want)
+					}
+					held = append(held, got)
+				case len(held) > 0:
+					i := rng.IntN(len(held))
+					item := held[i]
+					held[i] = held[len(held)-1]
+					held = held[:len(held)-1]
+					q.Done(item)
+					m.done(item)
+				}
+				if step%1000 == 0 || step > 199_000 {
+					if diff := cmp.Diff(m.state(), q.State()); diff != "" {
+						t.Fatalf("step %d: State() mismatch (-want +got):\n%s", step, diff)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestEmptiedQueueReleasesAndReuses drains a large queue, which releases
+// its storage, and checks that it works as new afterwards.
+func TestEmptiedQueueReleasesAndReuses(t *testing.T) {
+	q := queue.New[int](queue.Options{})
+	for round := range 2 {
+		const n = 70_000
+		for i := range n {
+			q.Add(i)
+		}
+		for i := range n {
+			got, err := q.Get(context.Background())
+			if got != i || err != nil {
+				t.Fatalf("round %d: Get() = %d, %v, want %d", round, got, err, i)
+			}
+			q.Done(got)
+		}
+		if diff := cmp.Diff(queue.State{}, q.State()); diff != "" {
+			t.Fatalf("round %d: State() mismatch (-want +got):\n%s", round, diff)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package queue
 import (
 	"context"
 	"errors"
+	"hash/maphash"
 	"log/slog"
 	"sync"
 	"time"
@@ -40,11 +41,15 @@ type Queue[K comparable] struct {
 	mu   sync.Mutex
 	cond sync.Cond // L is &mu; signalled when an item becomes ready or shutdown progresses
 
-	// items holds one slot per item the queue knows about: an item is here
-	// exactly while it is queued, processing or waiting (or a mix of those).
-	items map[K]*slot[K]
+	// index maps each item the queue knows about to its slot: an item is
+	// here exactly while it is queued, processing or waiting (or a mix).
+	index itemIndex
+	// slots is the arena of slots, indexed by slot id; unused slots form a
+	// list through slot.next starting at free.
+	slots []slot[K]
+	free  int32
 	// ready holds, oldest first, the slots that are queued and not processing.
-	ready ring.Ring[*slot[K]]
+	ready ring.Ring[int32]
 	// dirty counts the slots that are both queued and processing: they join
 	// ready when Done is called.
 	dirty int
@@ -53,20 +58,19 @@ type Queue[K comparable] struct {
 
 	// waiting holds the slots with a pending delayed add, earliest first.
 	// It and the fields below it are used only through TypedDelayingQueue.
-	waiting *heap.Heap[*slot[K]]
+	waiting *heap.Heap[waiter]
 	seq     uint64      // stamps waiting slots so that equal ready times keep FIFO order
 	timer   *time.Timer // calls fire; created by the first AddAfter
 	timerAt int64       // when timer is due, or noTimer when it is stopped or has fired
 
 	epoch time.Time // origin of the monotonic nanosecond clock used by now
-	free  []*slot[K]
 
 	shuttingDown bool
 
 	name     string
 	logger   *slog.Logger
 	metrics  QueueMetrics // nil when Options.Metrics is nil
-	inFlight slotList[K]  // processing slots in Get order; kept only with metrics
+	inFlight slotList     // processing slots in Get order; kept only with metrics
 }
 
 // slot is the state of one item. The flags combine as follows:
@@ -79,19 +83,21 @@ type slot[K comparable] struct {
 	item       K
 	queued     bool
 	processing bool
-	index      int   // position in Queue.waiting, or -1
+	index      int32 // position in Queue.waiting, or -1
 	readyAt    int64 // when the delayed add is due, in Queue.now units
-	seq        uint64
 
 	// Kept only with metrics.
-	addedAt    int64
-	startedAt  int64
-	prev, next *slot[K] // neighbours in Queue.inFlight
+	addedAt   int64
+	startedAt int64
+	// prev and next link the slot into Queue.inFlight, or next links a free
+	// slot into the free list; -1 ends a list.
+	prev, next int32
 }
 
 const (
-	noTimer  = int64(^uint64(0) >> 1) // math.MaxInt64
-	freeSlab = 1024                   // the most free slots kept for reuse
+	noTimer    = int64(^uint64(0) >> 1) // math.MaxInt64
+	none       = -1                     // no slot
+	shrinkSize = 1 << 16                // an emptied queue with more slots than this frees them
 )
 
 // New returns an empty queue of items of type K.
@@ -103,7 +109,9 @@ func New[K comparable](opts Options) *Queue[K] {
 
 func (q *Queue[K]) init(opts Options) {
 	q.cond.L = &q.mu
-	q.items = make(map[K]*slot[K])
+	q.index.seed = maphash.MakeSeed()
+	q.free = none
+	q.inFlight = slotList{none, none}
 	q.epoch = time.Now()
 	q.timerAt = noTimer
 	q.name = opts.Name
@@ -124,36 +132,41 @@ func (q *Queue[K]) now() int64 { return int64(time.Since(q.epoch)) }
 // Done; if it has a pending delayed add, Add replaces that with an immediate
 // one. After ShutDown, Add does nothing.
 func (q *Queue[K]) Add(item K) {
+	hash := q.hash(item)
 	q.mu.Lock()
-	added := q.addLocked(item)
+	added := q.addLocked(item, hash)
 	q.mu.Unlock()
 	if added && q.metrics != nil {
 		q.metrics.Added()
 	}
 }
 
-// addLocked queues item and reports whether it was not already queued.
-func (q *Queue[K]) addLocked(item K) bool {
+// addLocked queues item, whose hash is given, and reports whether it was
+// not already queued.
+func (q *Queue[K]) addLocked(item K, hash uint32) bool {
 	if q.shuttingDown {
 		return false
 	}
-	s := q.items[item]
+	id, _ := q.lookupLocked(item, hash)
+	if id == none {
+		id = q.newSlotLocked(item)
+		q.insertLocked(hash, id)
+	}
+	s := &q.slots[id]
 	switch {
-	case s == nil:
-		s = q.newSlotLocked(item)
-		q.items[item] = s
 	case s.queued:
 		return false
 	case s.index >= 0:
-		q.waiting.Remove(s.index)
-		s.index = -1
+		q.waiting.Remove(int(s.index))
+		s.index = none
 	}
-	q.queueLocked(s)
+	q.queueLocked(id)
 	return true
 }
 
-// queueLocked marks s queued, as ready or as dirty.
-func (q *Queue[K]) queueLocked(s *slot[K]) {
+// queueLocked marks slot id queued, as ready or as dirty.
+func (q *Queue[K]) queueLocked(id int32) {
+	s := &q.slots[id]
 	s.queued = true
 	if q.metrics != nil {
 		s.addedAt = q.now()
@@ -162,7 +175,7 @@ func (q *Queue[K]) queueLocked(s *slot[K]) {
 		q.dirty++
 		return
 	}
-	q.ready.Push(s)
+	q.ready.Push(id)
 	q.cond.Signal()
 }
 
@@ -188,7 +201,8 @@ func (q *Queue[K]) get(ctx context.Context, woken bool) (K, error) {
 		var zero K
 		return zero, err
 	}
-	s, _ := q.ready.Pop()
+	id, _ := q.ready.Pop()
+	s := &q.slots[id]
 	s.queued, s.processing = false, true
 	q.processing++
 	if q.shuttingDown {
@@ -198,7 +212,7 @@ func (q *Queue[K]) get(ctx context.Context, woken bool) (K, error) {
 	if q.metrics != nil {
 		s.startedAt = q.now()
 		waited = time.Duration(s.startedAt - s.addedAt)
-		q.inFlight.pushBack(s)
+		q.inFlightPushLocked(id)
 	}
 	item := s.item
 	q.mu.Unlock()
@@ -238,26 +252,28 @@ func (q *Queue[K]) wake() {
 // while it was processing, it is queued now. Done of an item that Get did
 // not hand out does nothing.
 func (q *Queue[K]) Done(item K) {
+	hash := q.hash(item)
 	q.mu.Lock()
-	s := q.items[item]
-	if s == nil || !s.processing {
+	id, pos := q.lookupLocked(item, hash)
+	if id == none || !q.slots[id].processing {
 		q.mu.Unlock()
 		return
 	}
+	s := &q.slots[id]
 	s.processing = false
 	q.processing--
 	var worked time.Duration
 	if q.metrics != nil {
 		worked = time.Duration(q.now() - s.startedAt)
-		q.inFlight.remove(s)
+		q.inFlightRemoveLocked(id)
 	}
 	switch {
 	case s.queued:
 		q.dirty--
-		q.ready.Push(s)
+		q.ready.Push(id)
 		q.cond.Signal()
 	case s.index < 0:
-		q.deleteLocked(s)
+		q.deleteLocked(id, pos)
 	}
 	if q.shuttingDown {
 		q.cond.Broadcast()
@@ -296,10 +312,13 @@ func (q *Queue[K]) shutDownLocked() {
 		q.timerAt = noTimer
 	}
 	for q.waiting != nil && q.waiting.Len() > 0 {
-		s, _ := q.waiting.Pop()
-		s.index = -1
-		if !s.processing {
-			q.deleteLocked(s)
+		w, _ := q.waiting.Pop()
+		id := w.id
+		q.slots[id].index = none
+		if !q.slots[id].processing {
+			item := q.slots[id].item
+			_, pos := q.lookupLocked(item, q.hash(item))
+			q.deleteLocked(id, pos)
 		}
 	}
 	q.cond.Broadcast()
@@ -333,23 +352,33 @@ func (q *Queue[K]) ShuttingDown() bool {
 	return q.shuttingDown
 }
 
-func (q *Queue[K]) newSlotLocked(item K) *slot[K] {
-	if n := len(q.free); n > 0 {
-		s := q.free[n-1]
-		q.free = q.free[:n-1]
-		s.item = item
-		return s
+// newSlotLocked returns a fresh slot for item. It may grow the arena, which
+// invalidates pointers into it.
+func (q *Queue[K]) newSlotLocked(item K) int32 {
+	id := q.free
+	if id == none {
+		id = int32(len(q.slots)) // an arena of 2³¹ slots would not fit in memory
+		q.slots = append(q.slots, slot[K]{})
+	} else {
+		q.free = q.slots[id].next
 	}
-	return &slot[K]{item: item, index: -1}
+	q.slots[id] = slot[K]{item: item, index: none, prev: none, next: none}
+	return id
 }
 
-// deleteLocked forgets s, which must be neither queued, processing nor
-// waiting, and keeps it for reuse.
-func (q *Queue[K]) deleteLocked(s *slot[K]) {
-	delete(q.items, s.item)
-	if len(q.free) < freeSlab {
-		var zero K
-		s.item = zero
-		q.free = append(q.free, s)
+// deleteLocked forgets slot id, whose index entry is at pos and which must
+// be neither queued, processing nor waiting, and keeps it for reuse. When
+// the queue becomes empty the arena is reset, and released if it is large.
+func (q *Queue[K]) deleteLocked(id int32, pos int) {
+	q.index.removeAt(pos)
+	q.slots[id] = slot[K]{next: q.free}
+	q.free = id
+	if q.index.count == 0 {
+		q.free = none
+		if len(q.slots) > shrinkSize {
+			q.slots, q.index.entries = nil, nil
+			return
+		}
+		q.slots = q.slots[:0]
 	}
 }
