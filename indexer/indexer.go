@@ -27,10 +27,9 @@ type Indexer[T any] struct {
 	// both gate and mu held exclusively.
 	indexes atomic.Pointer[indexSet[T]]
 
-	// shared reports whether a snapshot of t was taken since the last
-	// write. Snapshots set it under the read lock; writers clear it under
-	// the write lock, opening a new copy-on-write epoch.
-	shared atomic.Bool
+	// view is the snapshot of t published by the last write. Readers of
+	// whole snapshots load it without the lock; see view.
+	view atomic.Pointer[view[T]]
 
 	mu sync.RWMutex
 	t  table[T] // guarded by mu
@@ -52,6 +51,7 @@ func New[T any](keyFunc KeyFunc[T], indexers Indexers[T]) *Indexer[T] {
 	x := &Indexer[T]{keyFunc: keyFunc, seed: seed, t: newTable[T](0, seed)}
 	set := new(indexSet[T]).with(indexers)
 	x.indexes.Store(set)
+	x.view.Store(&view[T]{})
 	x.indices = make([]index, len(set.funcs))
 	for i := range x.indices {
 		x.indices[i] = index{}
@@ -76,25 +76,4 @@ func (x *Indexer[T]) key(obj T) (string, error) {
 		return "", fmt.Errorf("indexer: computing key: %w", err)
 	}
 	return key, nil
-}
-
-// snapshot returns a view of the current entries that stays valid, and
-// unchanged, without the lock.
-func (x *Indexer[T]) snapshot() snapshot[T] {
-	x.mu.RLock()
-	s := x.t.snapshot()
-	if !x.shared.Load() {
-		x.shared.Store(true)
-	}
-	x.mu.RUnlock()
-	return s
-}
-
-// beginLocked starts a write under the write lock.
-func (x *Indexer[T]) beginLocked() {
-	shared := x.shared.Load()
-	if shared {
-		x.shared.Store(false)
-	}
-	x.t.begin(shared)
 }

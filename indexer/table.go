@@ -127,7 +127,8 @@ func (t *table[T]) unchanged(key string, h uint32, p int, ver uint64, existed bo
 }
 
 // begin starts a write. shared reports whether a snapshot was taken since
-// the previous write, which opens a new epoch.
+// the previous write, which opens a new epoch: everything allocated before
+// is copied before it is changed.
 func (t *table[T]) begin(shared bool) {
 	t.seq++
 	if shared {
@@ -229,8 +230,9 @@ type snapshot[T any] struct {
 	n      int
 }
 
-// snapshot returns a view of the current entries. The caller must mark the
-// view as shared (Indexer.shared) before releasing the read lock.
+// snapshot returns a view of the current entries. Unless the table is
+// private, it is valid only until the next write; Indexer.snapshot returns
+// views that stay valid.
 func (t *table[T]) snapshot() snapshot[T] {
 	return snapshot[T]{chunks: t.chunks, n: t.n}
 }
