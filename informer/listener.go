@@ -151,40 +151,50 @@ func (l *listener[T]) waitSpaceLocked() bool {
 	return !l.stopped
 }
 
-// run delivers notifications until the listener stops. It takes the whole
-// buffer at once, so the mutex is taken once per chunk, not per
-// notification.
+// run delivers notifications until the listener stops.
 func (l *listener[T]) run() {
 	defer close(l.done)
 	var chunk ring.Ring[notification[T]]
-	for {
-		l.mu.Lock()
-		for l.buf.Len() == 0 && l.over.Len() == 0 && !l.stopped {
-			l.ready.Wait()
-		}
-		if l.stopped {
-			l.mu.Unlock()
-			return
-		}
-		// The overflow is newer than buf: it moves in behind it.
-		for l.buf.Len() < l.limit {
-			n, ok := l.over.pop()
-			if !ok {
-				break
-			}
-			l.buf.Push(n)
-		}
-		chunk, l.buf = l.buf, chunk
-		l.inflight.Store(int64(chunk.Len()))
-		l.mu.Unlock()
-
-		if initial := l.deliverChunk(&chunk); initial > 0 {
-			l.mu.Lock()
-			l.initialPending -= initial
-			l.checkSyncedLocked()
-			l.mu.Unlock()
-		}
+	for l.take(&chunk) {
+		l.finishInitial(l.deliverChunk(&chunk))
 	}
+}
+
+// finishInitial records that n initial-list adds were delivered.
+func (l *listener[T]) finishInitial(n int) {
+	if n == 0 {
+		return
+	}
+	l.mu.Lock()
+	l.initialPending -= n
+	l.checkSyncedLocked()
+	l.mu.Unlock()
+}
+
+// take waits until notifications are pending and moves them all into the
+// empty chunk, so that the mutex is taken once per chunk, not per
+// notification. It reports false, moving nothing, once the listener has
+// stopped.
+func (l *listener[T]) take(chunk *ring.Ring[notification[T]]) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for l.buf.Len() == 0 && l.over.Len() == 0 && !l.stopped {
+		l.ready.Wait()
+	}
+	if l.stopped {
+		return false
+	}
+	// The overflow is newer than buf: it moves in behind it.
+	for l.buf.Len() < l.limit {
+		n, ok := l.over.pop()
+		if !ok {
+			break
+		}
+		l.buf.Push(n)
+	}
+	*chunk, l.buf = l.buf, *chunk
+	l.inflight.Store(int64(chunk.Len()))
+	return true
 }
 
 // deliverChunk calls the handler for every notification of chunk, leaving

@@ -16,7 +16,8 @@ type notification[T any] struct {
 	// key is the cache key of the object; a coalescing buffer merges
 	// notifications by it, and deletions report it.
 	key string
-	// old is the previous state of an update.
+	// old is the state the handler knows before this notification: the
+	// old state of an update, the cached state a deletion removes.
 	old T
 	// obj is the new state of an add or update, or the last known state
 	// of a deletion.
@@ -72,12 +73,17 @@ func merge[T any](n, next notification[T]) (merged notification[T], keep, droppe
 	case n.kind == kindUpdate && next.kind == kindUpdate:
 		n.obj = next.obj
 		return n, true, false
+	case n.kind == kindUpdate && next.kind == kindDelete:
+		// The deletion removes the state the handler knows, from
+		// before the update.
+		next.old = n.old
+		return next, true, false
 	case n.kind == kindDelete && next.kind == kindAdd:
 		// A deletion and re-creation the handler has not seen collapse
-		// into an update from the state it knew to the new one.
-		return notification[T]{key: n.key, old: n.obj, obj: next.obj, kind: kindUpdate}, true, next.initial
+		// into an update from the state it knows to the new one.
+		return notification[T]{key: n.key, old: n.old, obj: next.obj, kind: kindUpdate}, true, next.initial
 	}
-	// An update then a deletion is the deletion; anything else cannot
-	// follow n for the same key, and the newer notification wins.
+	// Nothing else can follow n for the same key; should it, the newer
+	// notification wins.
 	return next, true, n.kind == kindAdd && n.initial
 }

@@ -120,11 +120,17 @@ func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
 // it calls for, if any. Requires deltaMu held.
 func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial bool) (notification[T], bool) {
 	if d.Type == deltafifo.Deleted {
-		if _, _, err := inf.cache.DeleteKey(key); err != nil {
+		old, existed, err := inf.cache.DeleteKey(key)
+		if err != nil {
 			inf.reportError(fmt.Errorf("informer: deleting %q from the cache: %w", key, err))
 			return notification[T]{}, false
 		}
-		return notification[T]{key: key, obj: d.Object, kind: kindDelete, inferred: d.Inferred}, true
+		if !existed {
+			// Only an object the cache refused can be deleted without
+			// being cached; no handler heard of it.
+			return notification[T]{}, false
+		}
+		return notification[T]{key: key, old: old, obj: d.Object, kind: kindDelete, inferred: d.Inferred}, true
 	}
 	old, existed, err := inf.cache.Put(key, d.Object)
 	if err != nil {
