@@ -310,6 +310,9 @@ func (s *recStore) Ops() []string {
 	return append([]string(nil), s.ops...)
 }
 
+// discardLogger keeps tests quiet.
+var discardLogger = slog.New(slog.DiscardHandler)
+
 // run is a reflector running in the current synctest bubble.
 type run struct {
 	r      *reflector.Reflector[*obj]
@@ -327,7 +330,7 @@ func start(t *testing.T, lw reflector.ListerWatcher[*obj], store reflector.Store
 	t.Helper()
 	rn := &run{done: make(chan struct{})}
 	if opts.Logger == nil {
-		opts.Logger = slog.New(slog.DiscardHandler)
+		opts.Logger = discardLogger
 	}
 	opts.ErrorHandler = func(_ context.Context, err error) {
 		rn.mu.Lock()
