@@ -3,15 +3,14 @@ package indexer_test
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/typedcache/typedcache/bench/internal/diffcheck"
+	"github.com/typedcache/typedcache/bench/internal/fixture"
 	"github.com/typedcache/typedcache/indexer"
 )
 
@@ -30,24 +29,7 @@ const (
 	teamIndex   = "team"
 )
 
-var pool = func() [poolObjects][poolVariants]*corev1.ConfigMap {
-	var p [poolObjects][poolVariants]*corev1.ConfigMap
-	for i := range poolObjects {
-		for v := range poolVariants {
-			labels := map[string]string{"app": "app-" + strconv.Itoa((i+v)%3), "tier": "tier-" + strconv.Itoa(v%2)}
-			if v >= 2 {
-				labels["team"] = "team-" + strconv.Itoa(i%2)
-			}
-			p[i][v] = &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{
-				Namespace:       "ns-" + strconv.Itoa(i%3),
-				Name:            "cm-" + strconv.Itoa(i),
-				ResourceVersion: strconv.Itoa(i*poolVariants + v + 1),
-				Labels:          labels,
-			}}
-		}
-	}
-	return p
-}()
+var pool = fixture.Pool(poolObjects, poolVariants)
 
 func labelValues(cm *corev1.ConfigMap) []string {
 	var vs []string
@@ -96,14 +78,10 @@ type indexerOp struct {
 	objs []*corev1.ConfigMap // one, or the list of a Replace
 }
 
-func describeObj(cm *corev1.ConfigMap) string {
-	return fmt.Sprintf("%s/%s@%s%v", cm.Namespace, cm.Name, cm.ResourceVersion, cm.Labels)
-}
-
 func (o indexerOp) String() string {
 	names := make([]string, len(o.objs))
 	for i, cm := range o.objs {
-		names[i] = describeObj(cm)
+		names[i] = fixture.Describe(cm)
 	}
 	kind := [...]string{"Add", "Update", "Delete", "Replace"}[o.kind]
 	return kind + "(" + strings.Join(names, ", ") + ")"
@@ -180,7 +158,7 @@ func compareIndexers(tc *indexer.Indexer[*corev1.ConfigMap], cg cache.Indexer, p
 		want, _, _ := cg.GetByKey(k)
 		got, ok := tc.GetByKey(k)
 		if !ok || got != want.(*corev1.ConfigMap) {
-			return fmt.Sprintf("GetByKey(%q): client-go %s, typedcache %v (found %v)", k, describeObj(want.(*corev1.ConfigMap)), got, ok)
+			return fmt.Sprintf("GetByKey(%q): client-go %s, typedcache %v (found %v)", k, fixture.Describe(want.(*corev1.ConfigMap)), got, ok)
 		}
 	}
 	if got, want := tc.List(), cg.List(); !sameObjects(got, want) {
@@ -207,7 +185,7 @@ func compareIndexers(tc *indexer.Indexer[*corev1.ConfigMap], cg cache.Indexer, p
 		cgObjs, _ := cg.Index(name, probe)
 		tcObjs, err := tc.Index(name, probe)
 		if err != nil || !sameObjects(tcObjs, cgObjs) {
-			return fmt.Sprintf("Index(%q, %s): client-go %v, typedcache %v, %v", name, describeObj(probe), keysOfAny(cgObjs), keysOf(tcObjs), err)
+			return fmt.Sprintf("Index(%q, %s): client-go %v, typedcache %v, %v", name, fixture.Describe(probe), keysOfAny(cgObjs), keysOf(tcObjs), err)
 		}
 	}
 	return ""
@@ -232,7 +210,7 @@ func sameObjects(tc []*corev1.ConfigMap, cg []any) bool {
 func keysOf(objs []*corev1.ConfigMap) []string {
 	out := make([]string, len(objs))
 	for i, cm := range objs {
-		out[i] = describeObj(cm)
+		out[i] = fixture.Describe(cm)
 	}
 	slices.Sort(out)
 	return out
