@@ -1,0 +1,109 @@
+package main
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/typedcache/typedcache/queue"
+)
+
+// Provider exports queue metrics to Prometheus under the names client-go's
+// workqueue metrics have in Kubernetes components, labelled by queue name.
+// It implements queue.MetricsProvider.
+type Provider struct {
+	reg          prometheus.Registerer
+	adds         *prometheus.CounterVec
+	retries      *prometheus.CounterVec
+	latency      *prometheus.HistogramVec
+	workDuration *prometheus.HistogramVec
+}
+
+// NewProvider returns a provider that registers its metrics with reg.
+func NewProvider(reg prometheus.Registerer) (*Provider, error) {
+	label := []string{"name"}
+	buckets := prometheus.ExponentialBuckets(10e-9, 10, 12) // 10ns to 1000s
+	p := &Provider{
+		reg: reg,
+		adds: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Subsystem: "workqueue", Name: "adds_total",
+			Help: "Total number of adds handled by the queue.",
+		}, label),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Subsystem: "workqueue", Name: "retries_total",
+			Help: "Total number of delayed and rate-limited adds.",
+		}, label),
+		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Subsystem: "workqueue", Name: "queue_duration_seconds",
+			Help: "How long an item stays queued before a worker takes it.", Buckets: buckets,
+		}, label),
+		workDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Subsystem: "workqueue", Name: "work_duration_seconds",
+			Help: "How long processing an item takes.", Buckets: buckets,
+		}, label),
+	}
+	for _, c := range []prometheus.Collector{p.adds, p.retries, p.latency, p.workDuration} {
+		if err := reg.Register(c); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// NewQueueMetrics implements queue.MetricsProvider.
+func (p *Provider) NewQueueMetrics(name string, snapshot func() queue.MetricsSnapshot) queue.QueueMetrics {
+	if err := p.reg.Register(newGauges(name, snapshot)); err != nil {
+		slog.Error("queuemetrics: gauges not registered (is the queue name unique?)", "queue", name, "error", err)
+	}
+	return metrics{
+		adds:         p.adds.WithLabelValues(name),
+		retries:      p.retries.WithLabelValues(name),
+		latency:      p.latency.WithLabelValues(name),
+		workDuration: p.workDuration.WithLabelValues(name),
+	}
+}
+
+// metrics records one queue's events.
+type metrics struct {
+	adds, retries         prometheus.Counter
+	latency, workDuration prometheus.Observer
+}
+
+func (m metrics) Added()                        { m.adds.Inc() }
+func (m metrics) Retried()                      { m.retries.Inc() }
+func (m metrics) Started(queued time.Duration)  { m.latency.Observe(queued.Seconds()) }
+func (m metrics) Finished(worked time.Duration) { m.workDuration.Observe(worked.Seconds()) }
+
+// gauges reads one queue's gauges when Prometheus collects them, so the
+// values are current and the queue needs no ticker.
+type gauges struct {
+	snapshot                   func() queue.MetricsSnapshot
+	depth, unfinished, longest *prometheus.Desc
+}
+
+func newGauges(name string, snapshot func() queue.MetricsSnapshot) gauges {
+	l := prometheus.Labels{"name": name}
+	return gauges{
+		snapshot: snapshot,
+		depth: prometheus.NewDesc("workqueue_depth",
+			"Number of items queued, including those added again while processing.", nil, l),
+		unfinished: prometheus.NewDesc("workqueue_unfinished_work_seconds",
+			"Seconds of work in progress not yet observed by work_duration.", nil, l),
+		longest: prometheus.NewDesc("workqueue_longest_running_processor_seconds",
+			"How long the longest running item has been processing.", nil, l),
+	}
+}
+
+func (g gauges) Describe(ch chan<- *prometheus.Desc) {
+	ch <- g.depth
+	ch <- g.unfinished
+	ch <- g.longest
+}
+
+func (g gauges) Collect(ch chan<- prometheus.Metric) {
+	s := g.snapshot()
+	ch <- prometheus.MustNewConstMetric(g.depth, prometheus.GaugeValue, float64(s.Depth))
+	ch <- prometheus.MustNewConstMetric(g.unfinished, prometheus.GaugeValue, s.UnfinishedWork.Seconds())
+	ch <- prometheus.MustNewConstMetric(g.longest, prometheus.GaugeValue, s.LongestRunning.Seconds())
+}
