@@ -3,8 +3,8 @@
 // for examples, for tests of controllers, and for programs whose objects
 // live in memory.
 //
-//	src := memsource.New[*Pod](memsource.Options[*Pod]{})
-//	src.Create(&Pod{Namespace: "ns", Name: "a"}) // version "2"
+//	src := memsource.New(memsource.Options[*Pod]{})
+//	src.Create(&Pod{Namespace: "ns", Name: "a"}) // stored at version "2"
 //	r := reflector.New(src, store, reflector.Options{})
 //
 // Writes (Create, Update, Delete) and reads (Get, List, Watch) can run from
@@ -110,6 +110,8 @@
 //   - Continue tokens expire with the history rather than with a
 //     time-based compaction, and a token's ResourceVersion argument is
 //     ignored rather than rejected.
+//   - List honours Limit at every ResourceVersion; the API server may
+//     answer a list at "0" from its watch cache in one page.
 //   - Deleted events carry the object's last stored state, with the
 //     deletion's version only in Event.ResourceVersion (the API server
 //     stamps the deletion version on the object).

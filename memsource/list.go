@@ -69,7 +69,7 @@ func (s *Source[T]) List(ctx context.Context, opts reflector.ListOptions) (refle
 		return none, err
 	}
 	start, end := 0, len(snap.keys)
-	if tok.key != "" {
+	if tok.version != 0 {
 		i, found := slices.BinarySearch(snap.keys, tok.key)
 		if found {
 			i++
@@ -151,7 +151,7 @@ func decodeToken(s string) (token, error) {
 	}
 	v, key, ok := strings.Cut(string(b), "/")
 	n, err := strconv.ParseUint(v, 10, 64)
-	if !ok || err != nil || n == 0 || key == "" {
+	if !ok || err != nil || n == 0 {
 		return token{}, fmt.Errorf("%w: %q", ErrInvalidContinue, s)
 	}
 	return token{version: n, key: key}, nil

@@ -38,7 +38,8 @@ func TestListVersions(t *testing.T) {
 		{name: "not a version", opts: reflector.ListOptions{ResourceVersion: "x"}, wantErr: memsource.ErrInvalidVersion},
 		{name: "leading zero is not a version this source made", opts: reflector.ListOptions{ResourceVersion: "04"}, wantErr: memsource.ErrInvalidVersion},
 		{name: "malformed continue", opts: reflector.ListOptions{Continue: "!!"}, wantErr: memsource.ErrInvalidContinue},
-		{name: "continue without a key", opts: reflector.ListOptions{Continue: "Mi8"}, wantErr: memsource.ErrInvalidContinue},
+		{name: "continue without a key", opts: reflector.ListOptions{Continue: "Mg"}, wantErr: memsource.ErrInvalidContinue},
+		{name: "continue at version zero", opts: reflector.ListOptions{Continue: "MC9h"}, wantErr: memsource.ErrInvalidContinue},
 		{name: "continue from the future", opts: reflector.ListOptions{Continue: "OS9h"}, wantErr: memsource.ErrInvalidContinue},
 	}
 	for _, tt := range tests {
@@ -332,5 +333,18 @@ func TestPaginationConsistentUnderWrites(t *testing.T) {
 	}
 	if err := src.CheckInvariants(); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestPaginationWithEmptyKey(t *testing.T) {
+	// A custom key function may produce "", which sorts first.
+	src := memsource.New(memsource.Options[*item]{KeyFunc: func(i *item) (string, error) { return i.Name[1:], nil }})
+	mustCreate(t, src, "x", "xa", "xb")
+	items, _, err := listAll(t.Context(), src, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"x", "xa", "xb"}, names(items)); diff != "" {
+		t.Errorf("pages of one mismatch (-want +got):\n%s", diff)
 	}
 }
