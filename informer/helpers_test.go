@@ -14,6 +14,7 @@ import (
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/memsource"
+	"github.com/typedcache/typedcache/reflector"
 )
 
 // obj is the object type of the tests: a pointer type, like Kubernetes
@@ -247,3 +248,6 @@ func mustAdd(t testing.TB, inf *informer.Informer[*obj], h informer.Handler[*obj
 func quiet(t testing.TB) informer.Options[*obj] {
 	return informer.Options[*obj]{ErrorHandler: func(_ context.Context, err error) { t.Log(err) }}
 }
+
+// reflectorListAll lists everything, unpaginated.
+var reflectorListAll = reflector.ListOptions{}
