@@ -23,11 +23,12 @@
 //
 //   - an object new to the cache: OnAdd(obj, inInitialList), where
 //     inInitialList is set during the first list;
-//   - a new state of a cached object: OnUpdate(old, new). When old and new
-//     have the same resource version, the update is a resync (a periodic
-//     one, or a relist that found the object unchanged) and goes only to
-//     the handlers whose resync period has elapsed (see
-//     HandlerOptions.ResyncPeriod for client-go's period rules);
+//   - a new state of a cached object: OnUpdate(old, new). A resync is an
+//     update with identical old and new states: a periodic one, or one
+//     from a relist that found the object at the version already cached.
+//     Resyncs go only to the handlers whose resync period has elapsed (see
+//     HandlerOptions.ResyncPeriod for client-go's period rules); every
+//     watch event goes to every handler;
 //   - an object leaving the cache: OnDelete(Deleted[T]{Key, Object,
 //     Inferred}), with Inferred set when a relist showed that the source
 //     deleted the object while the informer was not watching. The key is
@@ -97,9 +98,17 @@
 //     handlers whose resync is due; client-go v0.37 delivers it to every
 //     handler that has no resync period. A relist is a recovery, not a
 //     resync: handlers that did not ask for resyncs are not flooded.
-//   - The cache is the per-key DeltaFIFO's consumer (client-go's informers
-//     now use RealFIFO): within one batch, several changes of one object are
-//     applied and delivered in order.
+//   - Resyncs are recognised by where an update comes from (a periodic
+//     resync, or a relist at an unchanged, non-empty version), not by
+//     comparing versions alone: a watch event whose version equals the
+//     cached one still reaches every handler, and sources without
+//     versions lose no update. client-go treats any update at an unchanged
+//     version as a resync.
+//   - Order: the informer consumes the per-key DeltaFIFO, so all pending
+//     changes of one object are delivered together, at the place of its
+//     oldest pending change. client-go's informers now use RealFIFO, which
+//     keeps arrival order across objects. Changes of one object are in
+//     order in both.
 //   - One goroutine and one mutex-guarded ring per handler, with no
 //     allocation per notification; client-go uses three goroutines and two
 //     channel hops per handler.

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/typedcache/typedcache/deltafifo"
+	"github.com/typedcache/typedcache/indexer"
 )
 
 // batchSize is the largest number of keys the informer takes from its
@@ -140,11 +141,27 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial boo
 	if !existed {
 		return notification[T]{key: key, obj: d.Object, kind: kindAdd, initial: initial}, true
 	}
-	resync := old.GetResourceVersion() == d.Object.GetResourceVersion()
+	resync := isResync(d, old)
 	if !resync && inf.equal != nil && inf.equal(old, d.Object) {
 		return notification[T]{}, false
 	}
 	return notification[T]{key: key, old: old, obj: d.Object, kind: kindUpdate, resync: resync}, true
+}
+
+// isResync reports whether d, a change of the cached object old, is a
+// resync: a periodic one (Sync), or a relist (Replaced) that found the
+// object at the version already cached. Only handlers whose resync is
+// due receive resyncs. Watch events are changes the source reported, and
+// an empty version says nothing, so neither is ever taken for a resync.
+func isResync[T indexer.Object](d deltafifo.Delta[T], old T) bool {
+	switch d.Type {
+	case deltafifo.Sync:
+		return true
+	case deltafifo.Replaced:
+		rv := d.Object.GetResourceVersion()
+		return rv != "" && rv == old.GetResourceVersion()
+	}
+	return false
 }
 
 // checkSynced marks the informer synced once its FIFO has synced.

@@ -17,6 +17,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/memsource"
+	"github.com/typedcache/typedcache/reflector"
 )
 
 // (b) 23, first half: a registration is synced only once its handler has
@@ -469,6 +470,35 @@ func TestDeleteAndRecreateDuringOutageIsUpdate(t *testing.T) {
 		})
 		if diff := cmp.Diff([]string{"update ns/a v1->v5"}, rec.take()); diff != "" {
 			t.Errorf("events mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// A watch event is a change the source reported: it reaches every handler
+// even when its resource version equals the cached one (client-go would
+// take it for a resync). Only Sync and unchanged Replaced deltas are
+// resyncs.
+func TestWatchUpdateWithUnchangedVersionIsDelivered(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newChanSource([]*benchObj{{Namespace: "ns", Name: "a", RV: "1"}})
+		inf := informer.New(src, informer.Options[*benchObj]{})
+		var updates []string
+		reg, err := inf.AddEventHandler(informer.HandlerFuncs[*benchObj]{UpdateFunc: func(old, new *benchObj) {
+			updates = append(updates, old.RV+"->"+new.RV)
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		start(t, inf)
+		if err := reg.WaitForSync(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: &benchObj{Namespace: "ns", Name: "a", RV: "1"}}
+		src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: &benchObj{Namespace: "ns", Name: "a"}}
+		src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: &benchObj{Namespace: "ns", Name: "a"}}
+		synctest.Wait()
+		if diff := cmp.Diff([]string{"1->1", "1->", "->"}, updates); diff != "" {
+			t.Errorf("updates mismatch (-want +got):\n%s", diff)
 		}
 	})
 }
