@@ -44,14 +44,16 @@
 // different keys almost never retry. AddIndexers holds off writers (not
 // readers) while it indexes the stored objects.
 //
-// Objects live in a dense array of fixed-size chunks. List, ListKeys, All
-// and Keys take the read lock only to copy a chunk table header: they then
-// walk a snapshot that later writes cannot change, because a writer copies
-// a chunk (128 entries) before changing it if a snapshot may still read it.
-// Reads of any size therefore hold the lock for constant time, and writers
-// keep their speed under a stream of full listings. ByIndex and Index copy
-// their matching objects under the read lock, in time proportional to their
-// number.
+// Objects live in a dense array of fixed-size chunks (128 entries), found
+// through an open-addressing table of positions. List, ListKeys, All and
+// Keys walk a snapshot of that array that later writes cannot change: a
+// writer copies a chunk before changing it if a snapshot may still read it.
+// Taking a snapshot costs constant time and normally takes no lock at all
+// (it waits only for a write in progress), so full listings never hold off
+// writers, and a write costs at most two small chunk copies more while
+// listings run. GetByKey, ByIndex and Index hold the read lock while they
+// look up their objects, ByIndex and Index for time proportional to the
+// number of matches.
 //
 // # Differences from client-go
 //

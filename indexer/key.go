@@ -62,7 +62,7 @@ func SplitKey(key string) (namespace, name string, err error) {
 // itself when there is nothing to replace, which is always the case for
 // Kubernetes names.
 func escape(s string) string {
-	if !strings.ContainsAny(s, "%/") {
+	if strings.IndexByte(s, '/') < 0 && strings.IndexByte(s, '%') < 0 {
 		return s
 	}
 	var b strings.Builder

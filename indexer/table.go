@@ -36,15 +36,17 @@ type chunk[T any] struct {
 
 // table is the dense storage of an Indexer: entries 0..n-1 live in
 // chunks[i>>chunkBits].entries[i&chunkMask], and pos maps each key to its
-// entry's position. Deleting swaps the last entry into the hole, so the entries stay
-// dense and a walk never meets a gap.
+// entry's position. Deleting swaps the last entry into the hole, so the
+// entries stay dense and a walk never meets a gap.
 //
 // Snapshots share chunks with the table instead of copying entries. The
 // table never changes a chunk or the chunks backing array that a snapshot
 // may still read: such chunks carry an epoch older than the table's, and the
-// table copies them before writing (copy-on-write). Every method needs the
-// Indexer's write lock, except at, snapshot and lookup, which need the read
-// lock.
+// table copies them before writing (copy-on-write).
+//
+// Methods that change the table need the Indexer's write lock; at, find,
+// findBytes, lookup and snapshot need the read lock. A table no Indexer has
+// published yet (Replace builds one) needs no lock.
 type table[T any] struct {
 	pos    positions
 	seed   maphash.Seed // the hash seed of pos, the Indexer's
@@ -223,8 +225,8 @@ func (t *table[T]) delete(key string, h uint32) (old T, existed bool) {
 	return old, true
 }
 
-// snapshot is a read-only view of the table at one instant. It stays valid
-// and unchanged after the lock is released.
+// snapshot is a read-only view of the table at one instant: the chunk
+// pointers and the number of entries.
 type snapshot[T any] struct {
 	chunks []*chunk[T]
 	n      int
