@@ -1,0 +1,256 @@
+package informer_test
+
+import (
+	"context"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/typedcache/typedcache/bench/internal/fixture"
+	"github.com/typedcache/typedcache/bench/internal/measure"
+)
+
+// BenchmarkInformerSync measures Run until one handler has been told about
+// every object of the initial list, the moment its registration has
+// synced. The source's answer is built before the timer runs; stopping the
+// informer is not timed. It also reports the heap the running informer
+// retains per cached object after a collection (heap-B/object), objects
+// included: they come from the source and the informer is their only
+// holder.
+func BenchmarkInformerSync(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"objects=10k", 10_000}, {"objects=100k", 100_000}} {
+		n := measure.Size(size.n)
+		b.Run(size.name, func(b *testing.B) {
+			impls(b, func(b *testing.B, start func(*testing.B, int, int, onEvent) harness) {
+				m := measure.PerItem(b, n, "object")
+				for b.Loop() {
+					m.Pause()
+					cs := newCounters(1)
+					h := start(b, n, 1, func(int, *corev1.ConfigMap) { cs[0].count() })
+					h.prepare()
+					m.Resume()
+					h.start()
+					waitAll(cs, int64(n))
+					m.Pause()
+					h.stop()
+					m.Resume()
+				}
+				m.Report()
+
+				cs := newCounters(1)
+				before := measure.LiveHeap()
+				h := start(b, n, 1, func(int, *corev1.ConfigMap) { cs[0].count() })
+				h.start()
+				waitAll(cs, int64(n))
+				after := measure.LiveHeap()
+				if got := h.list(); got != n {
+					b.Fatalf("cache has %d objects, want %d", got, n)
+				}
+				h.stop()
+				b.ReportMetric(float64(int64(after)-int64(before))/float64(n), "heap-B/object")
+			})
+		})
+	}
+}
+
+// updates prepares watch events over the n objects of a synced informer:
+// event g carries object g%n in a state whose resource version differs from
+// the one cached before it, so that no implementation may take it for a
+// resync.
+type updates struct {
+	states [2][]*corev1.ConfigMap
+	next   int
+}
+
+func newUpdates(n int) *updates {
+	u := &updates{}
+	u.states[0] = fixture.Set(n)
+	u.states[1] = make([]*corev1.ConfigMap, n)
+	for i, o := range u.states[0] {
+		u.states[1][i] = fixture.WithVersion(o, n+i+1)
+	}
+	return u
+}
+
+func (u *updates) event() *corev1.ConfigMap {
+	n := len(u.states[0])
+	o := u.states[(u.next/n+1)%2][u.next%n]
+	u.next++
+	return o
+}
+
+// syncedHarness starts an informer over n objects with handlers handlers
+// and waits until they have all been told about every object. Every later
+// notification of handler i goes to on(i, obj).
+func syncedHarness(b *testing.B, start func(*testing.B, int, int, onEvent) harness, n, handlers int, on onEvent) harness {
+	cs := newCounters(handlers)
+	var synced atomic.Bool
+	h := start(b, n, handlers, func(i int, obj *corev1.ConfigMap) {
+		if synced.Load() {
+			on(i, obj)
+			return
+		}
+		cs[i].count()
+	})
+	h.start()
+	waitAll(cs, int64(n))
+	synced.Store(true)
+	return h
+}
+
+// BenchmarkInformerEvents sends 1M Modified events over 10k cached objects
+// through the source's watch and waits until every handler has been told
+// about each: events/s, and bytes and allocations per event, all
+// goroutines included.
+func BenchmarkInformerEvents(b *testing.B) {
+	const objects = 10_000
+	events := measure.Size(1_000_000)
+	for _, handlers := range []int{1, 4} {
+		b.Run("handlers="+strconv.Itoa(handlers), func(b *testing.B) {
+			impls(b, func(b *testing.B, start func(*testing.B, int, int, onEvent) harness) {
+				ctx := context.Background()
+				ups := newUpdates(objects)
+				cs := newCounters(handlers)
+				h := syncedHarness(b, start, objects, handlers, func(i int, _ *corev1.ConfigMap) { cs[i].count() })
+				defer h.stop()
+				var total int64
+				m := measure.PerItem(b, events, "event")
+				for b.Loop() {
+					total += int64(events)
+					for range events {
+						if !h.send(ctx, ups.event()) {
+							b.Fatal("watch closed")
+						}
+					}
+					waitAll(cs, total)
+				}
+				m.Report()
+			})
+		})
+	}
+}
+
+// BenchmarkInformerLatency sends Modified events over 10k cached objects
+// at a fixed rate for a second (a tenth in -quick mode) and reports the
+// time from each send to its handler call, p50 and p99.
+func BenchmarkInformerLatency(b *testing.B) {
+	const objects = 10_000
+	for _, rate := range []struct {
+		name   string
+		perSec int
+	}{{"rate=1k", 1_000}, {"rate=10k", 10_000}, {"rate=100k", 100_000}} {
+		b.Run(rate.name, func(b *testing.B) {
+			impls(b, func(b *testing.B, start func(*testing.B, int, int, onEvent) harness) {
+				ctx := context.Background()
+				events := measure.Size(rate.perSec)
+				interval := time.Second / time.Duration(rate.perSec)
+				base := fixture.Set(objects)
+				sentAt := make([]time.Duration, events)
+				lat := measure.NewLatencies(events)
+				epoch := time.Now()
+				// Events carry resource versions firstRV, firstRV+1, ...;
+				// the handler finds each event's send time through it.
+				var firstRV atomic.Int64
+				cs := newCounters(1)
+				h := syncedHarness(b, start, objects, 1, func(_ int, obj *corev1.ConfigMap) {
+					now := time.Since(epoch)
+					rv, _ := strconv.Atoi(obj.ResourceVersion)
+					i := rv - int(firstRV.Load())
+					lat.Record(i, now-sentAt[i])
+					cs[0].count()
+				})
+				defer h.stop()
+				rv := 10 * objects
+				var total int64
+				for b.Loop() {
+					total += int64(events)
+					firstRV.Store(int64(rv))
+					objs := make([]*corev1.ConfigMap, events)
+					for i := range objs {
+						objs[i] = fixture.WithVersion(base[i%objects], rv+i)
+					}
+					rv += events
+					begin := time.Since(epoch)
+					for i, obj := range objs {
+						due := begin + time.Duration(i)*interval
+						if wait := due - time.Since(epoch); wait > 50*time.Microsecond {
+							time.Sleep(wait)
+						}
+						sentAt[i] = time.Since(epoch)
+						if !h.send(ctx, obj) {
+							b.Fatal("watch closed")
+						}
+					}
+					waitAll(cs, total)
+				}
+				lat.Report(b, "")
+			})
+		})
+	}
+}
+
+// BenchmarkInformerWritesWhileListing sends Modified events as fast as the
+// informer takes them, for a second (a tenth in -quick mode), while
+// listers goroutines copy the whole cache of 10k objects in a loop, and
+// reports the writes per second that reached the handler.
+func BenchmarkInformerWritesWhileListing(b *testing.B) {
+	const objects = 10_000
+	window := time.Second
+	if testing.Short() {
+		window /= 10
+	}
+	for _, listers := range []int{0, 1, 10} {
+		b.Run("listers="+strconv.Itoa(listers), func(b *testing.B) {
+			impls(b, func(b *testing.B, start func(*testing.B, int, int, onEvent) harness) {
+				ctx := context.Background()
+				ups := newUpdates(objects)
+				cs := newCounters(1)
+				h := syncedHarness(b, start, objects, 1, func(int, *corev1.ConfigMap) { cs[0].count() })
+				defer h.stop()
+
+				var stop atomic.Bool
+				var wg sync.WaitGroup
+				defer func() { stop.Store(true); wg.Wait() }()
+				for range listers {
+					wg.Go(func() {
+						for !stop.Load() {
+							if got := h.list(); got != objects {
+								b.Errorf("List returned %d objects, want %d", got, objects)
+								return
+							}
+							runtime.Gosched()
+						}
+					})
+				}
+
+				var total, writes int64
+				var elapsed time.Duration
+				for b.Loop() {
+					begin := time.Now()
+					sent := int64(0)
+					for time.Since(begin) < window {
+						for range 64 {
+							if !h.send(ctx, ups.event()) {
+								b.Fatal("watch closed")
+							}
+						}
+						sent += 64
+					}
+					total += sent
+					waitAll(cs, total)
+					elapsed += time.Since(begin)
+					writes += sent
+				}
+				b.ReportMetric(float64(writes)/elapsed.Seconds(), "writes/s")
+			})
+		})
+	}
+}

@@ -1,0 +1,102 @@
+package reflector_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/cache"
+
+	"github.com/typedcache/typedcache/bench/internal/measure"
+	"github.com/typedcache/typedcache/bench/internal/source"
+	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/reflector"
+)
+
+// typedStore is a plain typedcache store that reports when a Replace has
+// been applied.
+type typedStore struct {
+	*indexer.Indexer[*corev1.ConfigMap]
+	replaced chan struct{}
+}
+
+func (s typedStore) Replace(items []*corev1.ConfigMap, _ string) error {
+	err := s.Indexer.Replace(items)
+	close(s.replaced)
+	return err
+}
+
+func (s typedStore) Resync() error { return nil }
+
+// clientGoStore is the same for client-go.
+type clientGoStore struct {
+	cache.Store
+	replaced chan struct{}
+}
+
+func (s clientGoStore) Replace(items []any, rv string) error {
+	err := s.Store.Replace(items, rv)
+	close(s.replaced)
+	return err
+}
+
+// BenchmarkReflectorSync measures a reflector's initial sync: list the
+// source and replace the store's content, until the store holds every
+// object. The source's answer is built before the timer runs; stopping the
+// reflector afterwards is not timed either.
+func BenchmarkReflectorSync(b *testing.B) {
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"objects=10k", 10_000}, {"objects=100k", 100_000}} {
+		n := measure.Size(size.n)
+		b.Run(size.name, func(b *testing.B) {
+			measure.Compare(b, func(b *testing.B) {
+				src := source.NewTyped(n)
+				m := measure.PerItem(b, n, "object")
+				for b.Loop() {
+					m.Pause()
+					src.Prepare()
+					store := typedStore{indexer.New(indexer.MetaNamespaceKey[*corev1.ConfigMap], nil), make(chan struct{})}
+					r := reflector.New(src, store, reflector.Options{})
+					m.Resume()
+					ctx, cancel := context.WithCancel(context.Background())
+					var wg sync.WaitGroup
+					wg.Go(func() { r.Run(ctx) })
+					<-store.replaced
+					m.Pause()
+					cancel()
+					wg.Wait()
+					if store.Len() != n {
+						b.Fatalf("store has %d objects, want %d", store.Len(), n)
+					}
+					m.Resume()
+				}
+				m.Report()
+			}, func(b *testing.B) {
+				src := source.NewClientGo(n)
+				m := measure.PerItem(b, n, "object")
+				for b.Loop() {
+					m.Pause()
+					src.Prepare()
+					store := clientGoStore{cache.NewStore(cache.MetaNamespaceKeyFunc), make(chan struct{})}
+					r := cache.NewReflectorWithOptions(src, &corev1.ConfigMap{}, store, cache.ReflectorOptions{})
+					m.Resume()
+					ctx, cancel := context.WithCancel(context.Background())
+					var wg sync.WaitGroup
+					wg.Go(func() { r.RunWithContext(ctx) })
+					<-store.replaced
+					m.Pause()
+					cancel()
+					wg.Wait()
+					if got := len(store.ListKeys()); got != n {
+						b.Fatalf("store has %d objects, want %d", got, n)
+					}
+					m.Resume()
+				}
+				m.Report()
+			})
+		})
+	}
+}
