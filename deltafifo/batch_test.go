@@ -1,9 +1,11 @@
 package deltafifo_test
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/typedcache/typedcache/deltafifo"
@@ -157,4 +159,44 @@ func TestPopBatchReusesMemory(t *testing.T) {
 	if allocs := testing.AllocsPerRun(10, cycle); allocs != 0 {
 		t.Errorf("a warm Update+PopBatch cycle of %d keys allocates %v times, want 0", len(objs), allocs)
 	}
+}
+
+func TestPopBatchWaits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := deltafifo.New(thingKey, deltafifo.Options[thing]{})
+		ctx, cancel := context.WithCancel(t.Context())
+		var keys []string
+		errc := make(chan error, 2)
+		batchOnce := func(ctx context.Context) {
+			errc <- f.PopBatch(ctx, 10, func(items []deltafifo.Item[thing]) error {
+				for _, it := range items {
+					keys = append(keys, it.Key)
+				}
+				return nil
+			})
+		}
+		go batchOnce(t.Context())
+		synctest.Wait()
+		if len(errc) != 0 {
+			t.Fatalf("PopBatch returned %v on an empty FIFO", <-errc)
+		}
+		for _, o := range []op{opAdd("a", 1), opAdd("b", 1)} {
+			o(t, f)
+		}
+		synctest.Wait()
+		if err := <-errc; err != nil {
+			t.Fatalf("PopBatch() = %v", err)
+		}
+		if diff := cmp.Diff([]string{"a", "b"}, keys); diff != "" {
+			t.Errorf("batch keys mismatch (-want +got):\n%s", diff)
+		}
+
+		go batchOnce(ctx)
+		synctest.Wait()
+		cancel()
+		synctest.Wait()
+		if err := <-errc; !errors.Is(err, context.Canceled) {
+			t.Errorf("PopBatch() after cancel = %v, want %v", err, context.Canceled)
+		}
+	})
 }

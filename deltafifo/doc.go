@@ -93,9 +93,8 @@
 //     EmitDeltaTypeReplaced is set, which its informers set.
 //   - HasSynced turns true after the last initial key has been processed;
 //     client-go turns it true when that key is popped, before processing.
-//   - Resync and Replace use the keys KnownObjects reports rather than
-//     recomputing them from the cached objects, and Replace is atomic even
-//     when a key function fails.
+//   - Resync uses the keys KnownObjects reports rather than recomputing
+//     them from the cached objects.
 //   - The deltas handed to a processor are reused afterwards; processors
 //     must copy what they keep.
 package deltafifo

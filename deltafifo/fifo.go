@@ -149,7 +149,6 @@ func (f *DeltaFIFO[T]) record(t DeltaType, obj T) error {
 		return nil
 	}
 	f.addLocked(key, Delta[T]{Type: t, Object: obj})
-	f.cond.Broadcast()
 	return nil
 }
 
@@ -182,8 +181,9 @@ func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
 
 // addLocked appends d to key's pending deltas: to its queued slot, or, when
 // the key is being processed, to the parked slot that collects what arrives
-// meanwhile. It creates the slot if there is none. It returns the key's
-// primary slot and the slot that received d. Requires f.mu held.
+// meanwhile. It creates the slot, and wakes Pop, if there is none. It
+// returns the key's primary slot and the slot that received d. Requires f.mu
+// held.
 func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
 	primary, ok := f.index[key]
 	got = primary
@@ -192,6 +192,7 @@ func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
 		got = primary
 		f.index[key] = primary
 		f.ready.Push(primary)
+		f.cond.Broadcast()
 	} else if s := f.slots.at(primary); s.state == slotInFlight {
 		if s.next == 0 {
 			j := f.slots.alloc(key, slotParked)
@@ -234,10 +235,10 @@ func (f *DeltaFIFO[T]) Len() int {
 	return f.ready.Len() + f.parked
 }
 
-// ListKeys returns the keys that have deltas waiting to be popped, in the
-// order Pop would take them: the ready keys first, then the keys that are
-// being processed and have new deltas, which become ready when their
-// processor returns.
+// ListKeys returns the keys that have deltas waiting to be popped: first the
+// ready ones, in the order Pop takes them, then, in no particular order, the
+// keys that are being processed and have new deltas, which become ready when
+// their processor returns.
 func (f *DeltaFIFO[T]) ListKeys() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -18,9 +18,9 @@ import (
 // slices.Clone to keep a copy). While it runs, no other Pop or PopBatch is
 // given the same key; deltas arriving for the key wait until it returns.
 //
-// Pop returns ctx.Err(), taking nothing, if ctx is done before a key is
-// ready, and ErrClosed once the FIFO is closed and no key is ready.
-func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(key string, d Deltas[T], isInInitialList bool) error) (err error) {
+// Pop returns ctx.Err(), taking nothing, once ctx is done, even if a key is
+// ready; and ErrClosed once the FIFO is closed and no key is ready.
+func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(key string, d Deltas[T], isInInitialList bool) error) error {
 	f.mu.Lock()
 	if err := f.waitLocked(ctx); err != nil {
 		f.mu.Unlock()
@@ -37,7 +37,7 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(key string, d Delta
 		f.finishLocked(i, requeue)
 		f.mu.Unlock()
 	}()
-	err = process(key, deltas, initial)
+	err := process(key, deltas, initial)
 	requeue = errors.Is(err, ErrRequeue)
 	return err
 }
@@ -68,7 +68,7 @@ type batch[T any] struct {
 //
 // The items slice and the deltas in it are reused after process returns;
 // the same rules as for Pop apply. PopBatch returns an error if maxKeys < 1.
-func (f *DeltaFIFO[T]) PopBatch(ctx context.Context, maxKeys int, process func(items []Item[T]) error) (err error) {
+func (f *DeltaFIFO[T]) PopBatch(ctx context.Context, maxKeys int, process func(items []Item[T]) error) error {
 	if maxKeys < 1 {
 		return fmt.Errorf("deltafifo: batch size %d is not positive", maxKeys)
 	}
@@ -101,7 +101,7 @@ func (f *DeltaFIFO[T]) PopBatch(ctx context.Context, maxKeys int, process func(i
 		f.batches = append(f.batches, b)
 		f.mu.Unlock()
 	}()
-	err = process(b.items)
+	err := process(b.items)
 	requeue = errors.Is(err, ErrRequeue)
 	return err
 }

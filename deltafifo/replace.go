@@ -78,7 +78,6 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 			f.markInitialLocked(j, first)
 		}
 	}
-	f.cond.Broadcast()
 	return nil
 }
 
@@ -104,7 +103,6 @@ func (f *DeltaFIFO[T]) Resync() error {
 	if f.known == nil {
 		return nil
 	}
-	added := false
 	for key := range f.known.Keys() {
 		if _, ok := f.index[key]; ok {
 			continue
@@ -114,10 +112,6 @@ func (f *DeltaFIFO[T]) Resync() error {
 			continue
 		}
 		f.addLocked(key, Delta[T]{Type: Sync, Object: obj})
-		added = true
-	}
-	if added {
-		f.cond.Broadcast()
 	}
 	return nil
 }

@@ -80,7 +80,7 @@ func (ss *slots[T]) alloc(key string, state slotState) int32 {
 	} else {
 		i = int32(len(ss.s))
 		ss.s = append(ss.s, slot[T]{})
-		if len(ss.spare) < ss.window || ss.window == 0 {
+		if len(ss.spare) == 0 {
 			// Grow with the slots, so that their buffers cost O(log n)
 			// allocations in all.
 			ss.spare, ss.window = make([]Delta[T], 2*max(16, len(ss.s)/2)), 2
