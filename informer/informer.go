@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"log/slog"
 	"reflect"
@@ -147,8 +148,13 @@ func newInformer[T indexer.Object](opts Options[T]) *Informer[T] {
 	return inf
 }
 
-// logError is the default ErrorHandler.
+// logError is the default ErrorHandler. A handler panic is logged with
+// its stack.
 func (inf *Informer[T]) logError(ctx context.Context, err error) {
+	if pe, ok := errors.AsType[*PanicError](err); ok {
+		inf.logger.ErrorContext(ctx, "handler panicked", "err", err, "stack", string(pe.Stack))
+		return
+	}
 	inf.logger.ErrorContext(ctx, "informer error", "err", err)
 }
 

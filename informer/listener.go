@@ -156,9 +156,19 @@ func (l *listener[T]) run() {
 	defer close(l.done)
 	var chunk ring.Ring[notification[T]]
 	for l.take(&chunk) {
+		n := chunk.Len()
 		l.finishInitial(l.deliverChunk(&chunk))
+		if n > keepChunk {
+			// Drop a buffer grown by a burst (an initial list, a stall):
+			// rings never shrink, and buf takes this one at the next swap.
+			chunk = ring.Ring[notification[T]]{}
+		}
 	}
 }
+
+// keepChunk is the largest chunk whose buffer run keeps for reuse: the
+// informer's batch size, rounded up to the ring's power of two.
+const keepChunk = 1024
 
 // finishInitial records that n initial-list adds were delivered.
 func (l *listener[T]) finishInitial(n int) {

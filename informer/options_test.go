@@ -3,7 +3,9 @@ package informer_test
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -226,4 +228,38 @@ func TestWaitForCacheSyncNamesUnsynced(t *testing.T) {
 			t.Errorf("WaitForCacheSync() of synced ones = %v", err)
 		}
 	})
+}
+
+// Without an ErrorHandler, errors go to Options.Logger; a handler panic
+// is logged with its stack.
+func TestDefaultErrorHandlerLogs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var out strings.Builder
+		var mu sync.Mutex
+		logger := slog.New(slog.NewTextHandler(&lockedWriter{w: &out, mu: &mu}, nil))
+		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1))
+		inf := informer.New(src, informer.Options[*obj]{Logger: logger, Name: "pods"})
+		mustAdd(t, inf, informer.HandlerFuncs[*obj]{AddFunc: func(*obj, bool) { panic("kaboom") }}, informer.HandlerOptions{})
+		start(t, inf)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, want := range []string{"handler panicked", "informer=pods", "kaboom", "stack=", "goroutine"} {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("log %q does not contain %q", out.String(), want)
+			}
+		}
+	})
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	w  *strings.Builder
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
