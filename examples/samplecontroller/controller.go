@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/memsource"
+	"github.com/typedcache/typedcache/queue"
+	"github.com/typedcache/typedcache/reflector"
+)
+
+// ownerIndex indexes Bars by the key of the Foo that owns them.
+const ownerIndex = "owner"
+
+func barOwnerKey(b *Bar) ([]string, error) {
+	return []string{indexer.JoinKey(b.Namespace, b.Owner)}, nil
+}
+
+// quickRetries shortens the reflectors' backoff: the driver injects a fault
+// every few dozen milliseconds, and client-go's defaults (0.8s doubling to
+// 30s, reset after two minutes of health) would keep the caches behind for
+// most of a short demo. A real controller keeps the defaults.
+var quickRetries = reflector.Options{
+	Backoff: reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond, Reset: 2 * time.Second},
+}
+
+// counters are the controller's activity, read by the progress printer.
+type counters struct {
+	events     atomic.Uint64 // handler notifications received
+	reconciles atomic.Uint64 // reconcile calls
+	failures   atomic.Uint64 // reconcile calls that returned an error (retried)
+	creates    atomic.Uint64 // children created
+	updates    atomic.Uint64 // children updated
+	deletes    atomic.Uint64 // children deleted
+}
+
+// Controller keeps, for every Foo, exactly Foo.Replicas Bars named
+// "<foo>-<i>" running Foo.Image, and no other Bar owned by it.
+type Controller struct {
+	foos   *memsource.Source[*Foo]
+	bars   *memsource.Source[*Bar]
+	fooInf *informer.Informer[*Foo]
+	barInf *informer.Informer[*Bar]
+	queue  *queue.TypedRateLimitingQueue[FooKey]
+	log    *slog.Logger
+	stats  counters
+}
+
+// NewController wires the controller to a factory's informers for the two
+// sources and registers its event handlers.
+func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *memsource.Source[*Bar], log *slog.Logger) (*Controller, error) {
+	c := &Controller{
+		foos:   foos,
+		bars:   bars,
+		fooInf: informer.ForWithOptions(f, foos, informer.Options[*Foo]{Reflector: quickRetries}),
+		barInf: informer.ForWithOptions(f, bars, informer.Options[*Bar]{
+			Indexers:  indexer.Indexers[*Bar]{ownerIndex: barOwnerKey},
+			Reflector: quickRetries,
+		}),
+		queue: queue.NewTypedRateLimitingQueue(queue.DefaultTypedControllerRateLimiter[FooKey](), queue.Options{Name: "foos", Logger: log}),
+		log:   log,
+	}
+	enqueueFoo := func(f *Foo) { c.queue.Add(FooKey{f.Namespace, f.Name}) }
+	enqueueOwner := func(b *Bar) { c.queue.Add(FooKey{b.Namespace, b.Owner}) }
+	if _, err := c.fooInf.AddEventHandler(informer.HandlerFuncs[*Foo]{
+		AddFunc:    func(f *Foo, _ bool) { c.stats.events.Add(1); enqueueFoo(f) },
+		UpdateFunc: func(_, f *Foo) { c.stats.events.Add(1); enqueueFoo(f) },
+		DeleteFunc: func(d informer.Deleted[*Foo]) {
+			c.stats.events.Add(1)
+			ns, name, err := indexer.SplitKey(d.Key)
+			if err != nil {
+				c.log.Error("bad key", "key", d.Key, "err", err)
+				return
+			}
+			c.queue.Add(FooKey{ns, name})
+		},
+	}); err != nil {
+		return nil, err
+	}
+	if _, err := c.barInf.AddEventHandler(informer.HandlerFuncs[*Bar]{
+		AddFunc:    func(b *Bar, _ bool) { c.stats.events.Add(1); enqueueOwner(b) },
+		UpdateFunc: func(_, b *Bar) { c.stats.events.Add(1); enqueueOwner(b) },
+		DeleteFunc: func(d informer.Deleted[*Bar]) {
+			c.stats.events.Add(1)
+			if d.Object != nil { // an inferred deletion may come without a last state
+				enqueueOwner(d.Object)
+			}
+		},
+	}); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Run waits for both caches, then reconciles with workers goroutines until
+// ctx ends.
+func (c *Controller) Run(ctx context.Context, workers int) error {
+	if err := informer.WaitForCacheSync(ctx, c.fooInf, c.barInf); err != nil {
+		return err
+	}
+	c.log.Info("caches synced", "foos", c.fooInf.Cache().Len(), "bars", c.barInf.Cache().Len())
+	err := c.queue.Run(ctx, workers, c.reconcile)
+	if errors.Is(err, context.Canceled) {
+		return nil
+	}
+	return err
+}
+
+// reconcile makes the children of one Foo match it, reading only the caches
+// and writing to the sources. Any write error (a conflict with a newer
+// version, a child that appeared meanwhile) is returned, and the queue
+// retries the key with backoff.
+func (c *Controller) reconcile(_ context.Context, key FooKey) error {
+	c.stats.reconciles.Add(1)
+	if err := c.sync(key); err != nil {
+		c.stats.failures.Add(1)
+		return err
+	}
+	return nil
+}
+
+func (c *Controller) sync(key FooKey) error {
+	children, err := c.barInf.Cache().ByIndex(ownerIndex, indexer.JoinKey(key.Namespace, key.Name))
+	if err != nil {
+		return err
+	}
+	foo, exists := c.fooInf.Lister().Get(key.Namespace, key.Name)
+	want := map[string]bool{}
+	if exists {
+		for i := range foo.Replicas {
+			want[childName(foo.Name, i)] = true
+		}
+	}
+	var errs []error
+	have := map[string]bool{}
+	for _, b := range children {
+		switch {
+		case !want[b.Name]:
+			errs = append(errs, c.deleteBar(b))
+		case b.Image != foo.Image:
+			have[b.Name] = true
+			errs = append(errs, c.updateBar(b, foo.Image))
+		default:
+			have[b.Name] = true
+		}
+	}
+	for name := range want {
+		if !have[name] {
+			errs = append(errs, c.createBar(&Bar{Meta: Meta{Namespace: key.Namespace, Name: name}, Owner: key.Name, Image: foo.Image}))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Controller) createBar(b *Bar) error {
+	if _, err := c.bars.Create(b); err != nil {
+		return fmt.Errorf("create %s/%s: %w", b.Namespace, b.Name, err)
+	}
+	c.stats.creates.Add(1)
+	return nil
+}
+
+func (c *Controller) updateBar(cached *Bar, image string) error {
+	b := cached.DeepCopy() // cached objects are shared: change a copy
+	b.Image = image
+	if _, err := c.bars.Update(b); err != nil { // fails with ErrConflict if the cache was stale
+		return fmt.Errorf("update %s/%s: %w", b.Namespace, b.Name, err)
+	}
+	c.stats.updates.Add(1)
+	return nil
+}
+
+func (c *Controller) deleteBar(b *Bar) error {
+	_, err := c.bars.Delete(indexer.JoinKey(b.Namespace, b.Name))
+	if errors.Is(err, memsource.ErrNotFound) {
+		return nil // already gone: the cache was a little behind
+	}
+	if err != nil {
+		return fmt.Errorf("delete %s/%s: %w", b.Namespace, b.Name, err)
+	}
+	c.stats.deletes.Add(1)
+	return nil
+}
