@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // sync replaces the store's content with the source's, by a streaming list
@@ -100,6 +101,7 @@ func (r *Reflector[T]) pageLimit(rv string) int64 {
 // falls back to one unpaginated list at rv.
 func (r *Reflector[T]) listPages(ctx context.Context, rv string) (items []T, listRV string, paginated bool, err error) {
 	opts := ListOptions{ResourceVersion: rv, Limit: r.pageLimit(rv)}
+	var pages [][]T
 	for {
 		page, err := r.lw.List(ctx, opts)
 		if err != nil {
@@ -110,19 +112,18 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv string) (items []T, lis
 			page, err = r.lw.List(ctx, ListOptions{ResourceVersion: rv})
 			return page.Items, page.ResourceVersion, paginated, err
 		}
-		if !paginated {
+		if pages == nil {
 			if page.Continue == "" {
 				return page.Items, page.ResourceVersion, false, nil
 			}
 			// Later pages carry the first page's version, like Kubernetes.
-			items = make([]T, 0, 2*len(page.Items))
 			listRV = page.ResourceVersion
 			paginated = true
 		}
-		items = append(items, page.Items...)
+		pages = append(pages, page.Items)
 		switch page.Continue {
 		case "":
-			return items, listRV, true, nil
+			return slices.Concat(pages...), listRV, true, nil
 		case opts.Continue:
 			return nil, "", true, fmt.Errorf("reflector: source repeated continue token %q", page.Continue)
 		}
