@@ -45,11 +45,10 @@ func (q *TypedDelayingQueue[K]) CancelAfter(item K) bool {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	id, pos := q.lookupLocked(item, hash)
-	if id == none || q.slots[id].index < 0 {
+	if id == none || q.slots[id].wait == 0 {
 		return false
 	}
-	q.waiting.Remove(int(q.slots[id].index))
-	q.slots[id].index = none
+	q.withdrawLocked(&q.slots[id])
 	if !q.slots[id].processing {
 		q.deleteLocked(id, pos)
 	}
@@ -98,17 +97,17 @@ func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) 
 	switch {
 	case s.queued:
 		return // due already
-	case s.index >= 0 && s.readyAt <= at:
+	case s.wait != 0 && s.readyAt <= at:
 		return // due earlier already
 	}
-	if s.index >= 0 {
-		q.waiting.Remove(int(s.index))
+	if s.wait != 0 {
+		q.withdrawLocked(s)
 	}
-	s.readyAt = at
-	q.seq++
 	if q.waiting == nil {
-		q.waiting = heap.New(readyBefore, q.setIndex)
+		q.waiting = heap.New(readyBefore, nil)
 	}
+	q.seq++
+	s.wait, s.readyAt = q.seq, at
 	q.waiting.Push(waiter{at: at, seq: q.seq, id: id})
 	if at < q.timerAt-int64(timerSlack) {
 		q.armLocked(at)
@@ -151,12 +150,17 @@ func (q *Queue[K]) fire() {
 		if !ok {
 			break
 		}
+		if !q.pendingLocked(w) {
+			q.waiting.Pop()
+			q.stale--
+			continue
+		}
 		if w.at > now {
 			q.armLocked(max(w.at, now+int64(timerSlack)))
 			break
 		}
 		q.waiting.Pop()
-		q.slots[w.id].index = none
+		q.slots[w.id].wait = 0
 		q.queueLocked(w.id)
 		added++
 	}
@@ -172,9 +176,40 @@ func (q *Queue[K]) fire() {
 // that comparisons do not touch the slot arena.
 type waiter struct {
 	at  int64  // ready time, in Queue.now units
-	seq uint64 // order of the AddAfter calls, for equal ready times
+	seq uint64 // unique; orders the AddAfter calls, for equal ready times
 	id  int32  // the slot
 }
+
+// pendingLocked reports whether w is its slot's pending delayed add. The
+// slot may have been freed, reused or released since w was pushed; seq
+// tells.
+func (q *Queue[K]) pendingLocked(w waiter) bool {
+	return int(w.id) < len(q.slots) && q.slots[w.id].wait == w.seq
+}
+
+// withdrawLocked cancels the pending delayed add of s, leaving its waiter
+// stale, and compacts the heap when stale waiters are the majority, so
+// that they cost O(log n) each, amortized, and never outnumber live ones
+// by much.
+func (q *Queue[K]) withdrawLocked(s *slot[K]) {
+	s.wait = 0
+	q.stale++
+	if q.stale < minCompact || 2*q.stale < q.waiting.Len() {
+		return
+	}
+	live := make([]waiter, 0, q.waiting.Len()-q.stale)
+	for q.waiting.Len() > 0 {
+		if w, _ := q.waiting.Pop(); q.pendingLocked(w) {
+			live = append(live, w)
+		}
+	}
+	for _, w := range live { // in order, so each Push is O(1)
+		q.waiting.Push(w)
+	}
+	q.stale = 0
+}
+
+const minCompact = 64 // stale waiters tolerated whatever the heap size
 
 // readyBefore orders the waiting heap: earliest ready time first, then
 // earliest AddAfter.
@@ -182,4 +217,3 @@ func readyBefore(a, b waiter) bool {
 	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
-func (q *Queue[K]) setIndex(w waiter, i int) { q.slots[w.id].index = int32(i) }

@@ -11,7 +11,7 @@ func (q *Queue[K]) State() State {
 	defer q.mu.Unlock()
 	st := State{Ready: q.ready.Len(), Dirty: q.dirty, Processing: q.processing, Slots: q.index.count}
 	if q.waiting != nil {
-		st.Waiting = q.waiting.Len()
+		st.Waiting = q.waiting.Len() - q.stale
 	}
 	return st
 }

@@ -60,26 +60,35 @@ func (q *Queue[K]) snapshot() MetricsSnapshot {
 	now := q.now()
 	m := MetricsSnapshot{Depth: q.ready.Len() + q.dirty, Processing: q.processing}
 	if q.inFlight.head != none {
-		m.LongestRunning = time.Duration(now - q.slots[q.inFlight.head].startedAt)
+		m.LongestRunning = time.Duration(now - q.timings[q.inFlight.head].startedAt)
 	}
-	for id := q.inFlight.head; id != none; id = q.slots[id].next {
-		m.UnfinishedWork += time.Duration(now - q.slots[id].startedAt)
+	for id := q.inFlight.head; id != none; id = q.timings[id].next {
+		m.UnfinishedWork += time.Duration(now - q.timings[id].startedAt)
 	}
 	return m
 }
 
-// slotList is a doubly linked list, through slot.prev and slot.next, of the
-// slots being processed in the order Get handed them out, so its head has
-// run longest.
+// timing holds the times a slot needs for metrics.
+type timing struct {
+	addedAt   int64 // when the item was last queued, in Queue.now units
+	startedAt int64 // when Get last handed it out
+	// prev and next link a processing slot into Queue.inFlight; -1 ends
+	// the list.
+	prev, next int32
+}
+
+// slotList is a doubly linked list, through timing.prev and timing.next, of
+// the slots being processed in the order Get handed them out, so its head
+// has run longest.
 type slotList struct {
 	head, tail int32
 }
 
 func (q *Queue[K]) inFlightPushLocked(id int32) {
 	l := &q.inFlight
-	q.slots[id].prev, q.slots[id].next = l.tail, none
+	q.timings[id].prev, q.timings[id].next = l.tail, none
 	if l.tail != none {
-		q.slots[l.tail].next = id
+		q.timings[l.tail].next = id
 	} else {
 		l.head = id
 	}
@@ -87,16 +96,16 @@ func (q *Queue[K]) inFlightPushLocked(id int32) {
 }
 
 func (q *Queue[K]) inFlightRemoveLocked(id int32) {
-	l, s := &q.inFlight, &q.slots[id]
-	if s.prev != none {
-		q.slots[s.prev].next = s.next
+	l, t := &q.inFlight, &q.timings[id]
+	if t.prev != none {
+		q.timings[t.prev].next = t.next
 	} else {
-		l.head = s.next
+		l.head = t.next
 	}
-	if s.next != none {
-		q.slots[s.next].prev = s.prev
+	if t.next != none {
+		q.timings[t.next].prev = t.prev
 	} else {
-		l.tail = s.prev
+		l.tail = t.prev
 	}
-	s.prev, s.next = none, none
+	t.prev, t.next = none, none
 }

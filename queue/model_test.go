@@ -258,43 +258,59 @@ func FuzzQueue(f *testing.F) {
 	})
 }
 
-// TestModelManyItems runs long random Add/Get/Done sequences over thousands
-// of items, so that the item index grows, shrinks and shifts entries, and
-// checks every result against model.
+// TestModelManyItems runs long random sequences over thousands of items, so
+// that the item index grows, shrinks and shifts entries and the waiting heap
+// accumulates and compacts stale entries, and checks every result against
+// model.
 func TestModelManyItems(t *testing.T) {
 	for _, n := range []int{3, 100, 5000} {
 		t.Run(fmt.Sprint(n, " items"), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(uint64(n), 7))
-			q := queue.New[string](queue.Options{})
-			m := newModel()
-			var held []string
-			for step := range 200_000 {
-				switch op := rng.IntN(10); {
-				case op < 4:
+			synctest.Test(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(uint64(n), 7))
+				q := queue.NewTypedDelayingQueue[string](queue.Options{})
+				defer q.ShutDown()
+				m := newModel()
+				var held []string
+				for step := range 100_000 {
 					item := strconv.Itoa(rng.IntN(n))
-					q.Add(item)
-					m.add(item)
-				case op < 7 && len(m.ready) > 0:
-					want, _ := m.get()
-					got, err := q.Get(context.Background())
-					if got != want || err != nil {
-						t.Fatalf("step %d: Get() = %q, %v, want %q", step, got, err, want)
+					switch op := rng.IntN(20); {
+					case op < 6:
+						q.Add(item)
+						m.add(item)
+					case op < 9:
+						d := time.Duration(1+rng.IntN(30)) * 100 * time.Millisecond
+						q.AddAfter(item, d)
+						m.addAfter(item, d)
+					case op < 10:
+						if got, want := q.CancelAfter(item), m.cancelAfter(item); got != want {
+							t.Fatalf("step %d: CancelAfter(%s) = %v, want %v", step, item, got, want)
+						}
+					case op < 11:
+						time.Sleep(100 * time.Millisecond)
+						synctest.Wait()
+						m.advance(100 * time.Millisecond)
+					case op < 15 && len(m.ready) > 0:
+						want, _ := m.get()
+						got, err := q.Get(context.Background())
+						if got != want || err != nil {
+							t.Fatalf("step %d: Get() = %q, %v, want %q", step, got, err, want)
+						}
+						held = append(held, got)
+					case len(held) > 0:
+						i := rng.IntN(len(held))
+						item := held[i]
+						held[i] = held[len(held)-1]
+						held = held[:len(held)-1]
+						q.Done(item)
+						m.done(item)
 					}
-					held = append(held, got)
-				case len(held) > 0:
-					i := rng.IntN(len(held))
-					item := held[i]
-					held[i] = held[len(held)-1]
-					held = held[:len(held)-1]
-					q.Done(item)
-					m.done(item)
-				}
-				if step%1000 == 0 || step > 199_000 {
-					if diff := cmp.Diff(m.state(), q.State()); diff != "" {
-						t.Fatalf("step %d: State() mismatch (-want +got):\n%s", step, diff)
+					if step%500 == 0 || step > 99_500 {
+						if diff := cmp.Diff(m.state(), q.State()); diff != "" {
+							t.Fatalf("step %d: State() mismatch (-want +got):\n%s", step, diff)
+						}
 					}
 				}
-			}
+			})
 		})
 	}
 }

@@ -58,8 +58,12 @@ type Queue[K comparable] struct {
 
 	// waiting holds the slots with a pending delayed add, earliest first.
 	// It and the fields below it are used only through TypedDelayingQueue.
+	// Entries are not removed when a delayed add is superseded or
+	// cancelled: they go stale, are skipped when they surface, and are
+	// compacted away when they are the majority.
 	waiting *heap.Heap[waiter]
-	seq     uint64      // stamps waiting slots so that equal ready times keep FIFO order
+	stale   int         // entries of waiting that are no longer pending
+	seq     uint64      // numbers waiters: identity, and FIFO order among equal ready times
 	timer   *time.Timer // calls fire; created by the first AddAfter
 	timerAt int64       // when timer is due, or noTimer when it is stopped or has fired
 
@@ -70,6 +74,7 @@ type Queue[K comparable] struct {
 	name     string
 	logger   *slog.Logger
 	metrics  QueueMetrics // nil when Options.Metrics is nil
+	timings  []timing     // parallel to slots; kept only with metrics
 	inFlight slotList     // processing slots in Get order; kept only with metrics
 }
 
@@ -78,20 +83,14 @@ type Queue[K comparable] struct {
 //	queued && !processing: in Queue.ready, waiting for a worker
 //	queued && processing:  dirty, added again while a worker holds it
 //	!queued && processing: held by a worker, nothing pending
-//	index >= 0:            a delayed add is pending; never together with queued
+//	wait != 0:             a delayed add is pending; never together with queued
 type slot[K comparable] struct {
 	item       K
 	queued     bool
 	processing bool
-	index      int32 // position in Queue.waiting, or -1
-	readyAt    int64 // when the delayed add is due, in Queue.now units
-
-	// Kept only with metrics.
-	addedAt   int64
-	startedAt int64
-	// prev and next link the slot into Queue.inFlight, or next links a free
-	// slot into the free list; -1 ends a list.
-	prev, next int32
+	next       int32  // the next free slot, or -1, while the slot is free
+	wait       uint64 // the seq of the pending delayed add's waiter, or 0
+	readyAt    int64  // when the pending delayed add is due, in Queue.now units
 }
 
 const (
@@ -156,9 +155,8 @@ func (q *Queue[K]) addLocked(item K, hash uint32) bool {
 	switch {
 	case s.queued:
 		return false
-	case s.index >= 0:
-		q.waiting.Remove(int(s.index))
-		s.index = none
+	case s.wait != 0:
+		q.withdrawLocked(s)
 	}
 	q.queueLocked(id)
 	return true
@@ -169,7 +167,7 @@ func (q *Queue[K]) queueLocked(id int32) {
 	s := &q.slots[id]
 	s.queued = true
 	if q.metrics != nil {
-		s.addedAt = q.now()
+		q.timings[id].addedAt = q.now()
 	}
 	if s.processing {
 		q.dirty++
@@ -210,8 +208,9 @@ func (q *Queue[K]) get(ctx context.Context, woken bool) (K, error) {
 	}
 	var waited time.Duration
 	if q.metrics != nil {
-		s.startedAt = q.now()
-		waited = time.Duration(s.startedAt - s.addedAt)
+		t := &q.timings[id]
+		t.startedAt = q.now()
+		waited = time.Duration(t.startedAt - t.addedAt)
 		q.inFlightPushLocked(id)
 	}
 	item := s.item
@@ -264,7 +263,7 @@ func (q *Queue[K]) Done(item K) {
 	q.processing--
 	var worked time.Duration
 	if q.metrics != nil {
-		worked = time.Duration(q.now() - s.startedAt)
+		worked = time.Duration(q.now() - q.timings[id].startedAt)
 		q.inFlightRemoveLocked(id)
 	}
 	switch {
@@ -272,7 +271,7 @@ func (q *Queue[K]) Done(item K) {
 		q.dirty--
 		q.ready.Push(id)
 		q.cond.Signal()
-	case s.index < 0:
+	case s.wait == 0:
 		q.deleteLocked(id, pos)
 	}
 	if q.shuttingDown {
@@ -313,14 +312,17 @@ func (q *Queue[K]) shutDownLocked() {
 	}
 	for q.waiting != nil && q.waiting.Len() > 0 {
 		w, _ := q.waiting.Pop()
-		id := w.id
-		q.slots[id].index = none
-		if !q.slots[id].processing {
-			item := q.slots[id].item
-			_, pos := q.lookupLocked(item, q.hash(item))
-			q.deleteLocked(id, pos)
+		if !q.pendingLocked(w) {
+			continue
+		}
+		s := &q.slots[w.id]
+		s.wait = 0
+		if !s.processing {
+			_, pos := q.lookupLocked(s.item, q.hash(s.item))
+			q.deleteLocked(w.id, pos)
 		}
 	}
+	q.stale = 0
 	q.cond.Broadcast()
 }
 
@@ -362,7 +364,13 @@ func (q *Queue[K]) newSlotLocked(item K) int32 {
 	} else {
 		q.free = q.slots[id].next
 	}
-	q.slots[id] = slot[K]{item: item, index: none, prev: none, next: none}
+	q.slots[id] = slot[K]{item: item, next: none}
+	if q.metrics != nil {
+		if int(id) == len(q.timings) {
+			q.timings = append(q.timings, timing{})
+		}
+		q.timings[id] = timing{prev: none, next: none}
+	}
 	return id
 }
 
@@ -375,10 +383,14 @@ func (q *Queue[K]) deleteLocked(id int32, pos int) {
 	q.free = id
 	if q.index.count == 0 {
 		q.free = none
+		if q.waiting != nil { // only stale waiters are left
+			q.waiting.Clear()
+			q.stale = 0
+		}
 		if len(q.slots) > shrinkSize {
-			q.slots, q.index.entries = nil, nil
+			q.slots, q.timings, q.index.entries = nil, nil, nil
 			return
 		}
-		q.slots = q.slots[:0]
+		q.slots, q.timings = q.slots[:0], q.timings[:0]
 	}
 }
