@@ -83,6 +83,9 @@ func run(quick bool, count int, benchtime, filter, out, from string) error {
 		if raw, err = os.ReadFile(from); err != nil {
 			return err
 		}
+		if err := os.WriteFile(filepath.Join(out, rawName), raw, 0o644); err != nil {
+			return err
+		}
 	} else {
 		raw, benchErr = runBenchmarks(quick, count, benchtime, filter)
 		if err := os.WriteFile(filepath.Join(out, rawName), raw, 0o644); err != nil {

@@ -76,16 +76,16 @@ func ratio(cg, tc float64, unit string) float64 {
 // package issues. Benchmarks keep their full-size names in -quick mode,
 // where sizes are divided by ten.
 var rows = []row{
-	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1 goroutine, 1000 distinct keys", "ns/item", ratioAtLeast(1.5)},
-	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1 goroutine, 1000 distinct keys", "allocs/item", atMost(0, "0 allocs")},
-	{"queue", "BenchmarkQueueAddGetDone/keys=duplicates", "Add/Get/Done, 1 goroutine, 1000 adds of 10 keys", "ns/item", nil},
-	{"queue", "BenchmarkQueueAddGetDone/keys=duplicates", "Add/Get/Done, 1 goroutine, 1000 adds of 10 keys", "allocs/item", nil},
+	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1000 distinct keys", "ns/item", ratioAtLeast(1.5)},
+	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1000 distinct keys (op: 1000 items)", "allocs/op", atMost(0, "0 allocs")},
+	{"queue", "BenchmarkQueueAddGetDone/keys=duplicates", "Add/Get/Done, 1000 adds of 10 keys", "ns/item", nil},
+	{"queue", "BenchmarkQueueAddGetDone/keys=duplicates", "Add/Get/Done, 1000 adds of 10 keys (op: 1000 adds)", "allocs/op", nil},
 	{"queue", "BenchmarkQueueProducersConsumers", "4 producers × 4 consumers, 1M items", "items/s", ratioAtLeast(2)},
 	{"queue", "BenchmarkQueueProducersConsumers", "4 producers × 4 consumers, 1M items", "allocs/item", nil},
 	{"queue", "BenchmarkQueueAddRateLimited", "AddRateLimited + Forget", "ns/item", ratioAtLeast(3)},
 	{"queue", "BenchmarkQueueAddRateLimited", "AddRateLimited + Forget", "allocs/item", atMost(1, "≤ 1 alloc")},
-	{"queue", "BenchmarkQueueAddAfter", "AddAfter 100k items, delays ≤ 10ms, until drained", "items/s", ratioAtLeast(3)},
-	{"queue", "BenchmarkQueueAddAfter", "AddAfter 100k items, delays ≤ 10ms, until drained", "lateness-p99-ns", atMost(1e6, "≤ 1ms")},
+	{"queue", "BenchmarkQueueAddAfter", "AddAfter 100k, delays ≤ 10ms, until drained", "items/s", ratioAtLeast(3)},
+	{"queue", "BenchmarkQueueAddAfter", "AddAfter 100k, delays ≤ 10ms, until drained", "lateness-p99-ns", atMost(1e6, "≤ 1ms")},
 
 	{"indexer", "BenchmarkIndexerAdd", "Add 100k objects in 100 namespaces", "ns/object", nil},
 	{"indexer", "BenchmarkIndexerAdd", "Add 100k objects in 100 namespaces", "allocs/object", nil},

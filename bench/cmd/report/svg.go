@@ -12,10 +12,10 @@ import (
 // chartMin to chartMax around a line at 1; bars beyond are clipped and
 // marked.
 const (
-	chartWidth  = 960
+	chartWidth  = 1040
 	labelWidth  = 430
 	plotLeft    = labelWidth + 10
-	plotRight   = chartWidth - 70
+	plotRight   = chartWidth - 150
 	rowHeight   = 20
 	headerSpace = 56
 	chartMin    = 0.1
@@ -99,11 +99,13 @@ func writeSVG(w io.Writer, info runInfo, outs []outcome) error {
 		if o.ratio > chartMax || o.ratio < chartMin {
 			text += " (clipped)"
 		}
-		tx, anchor := x(math.Max(o.ratio, 1))+4, "start"
-		if o.ratio < 1 {
-			tx, anchor = x(1)+4, "start"
+		// The value goes right of the bar and of the target tick, or right
+		// of the line at 1 for bars drawn to the left.
+		right := math.Max(o.ratio, 1)
+		if o.target != nil && o.target.ratio > right {
+			right = o.target.ratio
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="%s">%s</text>`+"\n", tx, y+14, anchor, html.EscapeString(text))
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f">%s</text>`+"\n", x(right)+5, y+14, html.EscapeString(text))
 		y += rowHeight
 	}
 	b.WriteString("</svg>\n")
