@@ -216,4 +216,3 @@ const minCompact = 64 // stale waiters tolerated whatever the heap size
 func readyBefore(a, b waiter) bool {
 	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
-

@@ -336,3 +336,50 @@ func TestEmptiedQueueReleasesAndReuses(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleWaitersCompacted supersedes and cancels most of many delayed adds,
+// so that the waiting heap compacts its stale entries, and checks that
+// exactly the remaining ones come out, in ready-time order.
+func TestStaleWaitersCompacted(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := queue.NewTypedDelayingQueue[int](queue.Options{})
+		defer q.ShutDown()
+		const n = 1000
+		for i := range n {
+			q.AddAfter(i, time.Hour+time.Duration(n-i)*time.Millisecond) // later items due first
+		}
+		var want []int
+		for i := range n {
+			switch {
+			case i%2 == 0:
+				q.Add(i) // supersedes
+			case i%3 == 0:
+				if !q.CancelAfter(i) {
+					t.Fatalf("CancelAfter(%d) = false, want true", i)
+				}
+			default:
+				want = append([]int{i}, want...)
+			}
+		}
+		if diff := cmp.Diff(queue.State{Ready: n / 2, Waiting: len(want), Slots: n/2 + len(want)}, q.State()); diff != "" {
+			t.Fatalf("State() mismatch (-want +got):\n%s", diff)
+		}
+		for range n / 2 {
+			item, _ := q.Get(context.Background())
+			q.Done(item)
+		}
+		time.Sleep(2 * time.Hour)
+		var got []int
+		for q.Len() > 0 {
+			item, _ := q.Get(context.Background())
+			got = append(got, item)
+			q.Done(item)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("delayed items mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(queue.State{}, q.State()); diff != "" {
+			t.Errorf("State() at the end mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
