@@ -37,7 +37,7 @@ func (x *Indexer[T]) CheckInvariants() error {
 		return fmt.Errorf("%d index functions, %d indices", len(set.funcs), len(indices))
 	}
 	for i, f := range set.funcs {
-		want := map[string][]string{}
+		sets := map[string]map[string]bool{}
 		for k := range t.n {
 			e := t.at(k)
 			vals, err := f(e.obj)
@@ -45,13 +45,15 @@ func (x *Indexer[T]) CheckInvariants() error {
 				return fmt.Errorf("index %q of stored %q: %v", set.names[i], e.key, err)
 			}
 			for _, v := range vals {
-				if !slices.Contains(want[v], e.key) {
-					want[v] = append(want[v], e.key)
+				if sets[v] == nil {
+					sets[v] = map[string]bool{}
 				}
+				sets[v][e.key] = true
 			}
 		}
-		for _, keys := range want {
-			slices.Sort(keys)
+		want := make(map[string][]string, len(sets))
+		for v, keys := range sets {
+			want[v] = slices.Sorted(maps.Keys(keys))
 		}
 		if !maps.EqualFunc(want, indices[i], slices.Equal) {
 			return fmt.Errorf("index %q = %v, want %v", set.names[i], indices[i], want)

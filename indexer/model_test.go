@@ -87,17 +87,19 @@ func (m *model) addIndexers(add indexer.Indexers[*obj]) (fails bool) {
 
 // index returns the named index: each value with the sorted keys having it.
 func (m *model) index(name string) map[string][]string {
-	out := map[string][]string{}
+	sets := map[string]map[string]bool{}
 	for key, o := range m.objs {
 		vals, _ := m.indexers[name](o)
 		for _, v := range vals {
-			if !slices.Contains(out[v], key) {
-				out[v] = append(out[v], key)
+			if sets[v] == nil {
+				sets[v] = map[string]bool{}
 			}
+			sets[v][key] = true
 		}
 	}
-	for _, keys := range out {
-		slices.Sort(keys)
+	out := map[string][]string{}
+	for v, keys := range sets {
+		out[v] = slices.Sorted(maps.Keys(keys))
 	}
 	return out
 }
