@@ -443,3 +443,32 @@ func TestPagination(t *testing.T) {
 		t.Run(sc.name, sc.test)
 	}
 }
+
+func TestQuietWatchEndIsNotAFailure(t *testing.T) {
+	// Only a watch that ends within a second without events is short: one
+	// that stayed open longer is watched again at once, silently.
+	synctest.Test(t, func(t *testing.T) {
+		lw := newLW(reflector.Capabilities{})
+		lw.lists = []listReply{list("10", "a")}
+		lw.watches = []watchReply{openWatch()}
+		rn := start(t, lw, &recStore{}, reflector.Options{})
+		time.Sleep(time.Second)
+		lw.watch(t, 0).end()
+		synctest.Wait()
+		rn.stop()
+		wantCalls := []string{
+			`List(rv="0" limit=0 continue="")`,
+			`Watch(rv="10")`,
+			`Watch(rv="10")`,
+		}
+		if diff := cmp.Diff(wantCalls, lw.Calls()); diff != "" {
+			t.Errorf("source calls mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff([]time.Duration{0, 0, time.Second}, lw.Times()); diff != "" {
+			t.Errorf("call times mismatch (-want +got):\n%s", diff)
+		}
+		if errs := rn.Errs(); len(errs) != 0 {
+			t.Errorf("reported errors = %v, want none", errs)
+		}
+	})
+}
