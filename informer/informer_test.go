@@ -55,3 +55,18 @@ func TestInformerDeliversListAndWatch(t *testing.T) {
 		}
 	})
 }
+
+// An empty source syncs at once: there is nothing to pop.
+func TestEmptySourceSyncs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inf := informer.New(newSource(t, memsource.Options[*obj]{DisableStreamingList: true}), quiet(t))
+		reg := mustAdd(t, inf, newRecorder(), informer.HandlerOptions{})
+		start(t, inf)
+		if err := informer.WaitForCacheSync(t.Context(), inf, reg); err != nil {
+			t.Fatalf("WaitForCacheSync() = %v", err)
+		}
+		if got := inf.LastSyncResourceVersion(); got != "1" {
+			t.Errorf("LastSyncResourceVersion() = %q, want 1", got)
+		}
+	})
+}
