@@ -12,7 +12,9 @@ func TestMerge(t *testing.T) {
 	add := func(v int, initial bool) notification[int] {
 		return notification[int]{key: "k", obj: v, kind: kindAdd, initial: initial}
 	}
-	upd := func(old, v int) notification[int] { return notification[int]{key: "k", old: old, obj: v, kind: kindUpdate} }
+	upd := func(old, v int) notification[int] {
+		return notification[int]{key: "k", old: old, obj: v, kind: kindUpdate}
+	}
 	del := func(known, last int) notification[int] {
 		return notification[int]{key: "k", old: known, obj: last, kind: kindDelete}
 	}
