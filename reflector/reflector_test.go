@@ -60,6 +60,7 @@ type scenario struct {
 	run     time.Duration // how long to let the reflector run, beyond settling
 
 	wantCalls []string
+	wantAt    []time.Duration // when each call happened, if set; jitter is 0
 	wantOps   []string
 	wantErrs  []error // matched in order with errors.Is
 	wantRV    string
@@ -71,7 +72,7 @@ func (sc scenario) test(t *testing.T) {
 		lw.lists = sc.lists
 		lw.watches = sc.watches
 		store := &recStore{fail: sc.fail}
-		rn := start(t, lw, store, sc.opts)
+		rn := start(t, lw, store, sc.opts, constRand(0))
 		time.Sleep(sc.run)
 		synctest.Wait()
 		rv := rn.r.LastSyncResourceVersion()
@@ -79,6 +80,11 @@ func (sc scenario) test(t *testing.T) {
 
 		if diff := cmp.Diff(sc.wantCalls, lw.Calls()); diff != "" {
 			t.Errorf("source calls mismatch (-want +got):\n%s", diff)
+		}
+		if sc.wantAt != nil {
+			if diff := cmp.Diff(sc.wantAt, lw.Times()); diff != "" {
+				t.Errorf("source call times mismatch (-want +got):\n%s", diff)
+			}
 		}
 		if diff := cmp.Diff(sc.wantOps, store.Ops()); diff != "" {
 			t.Errorf("store calls mismatch (-want +got):\n%s", diff)
@@ -124,6 +130,7 @@ func TestListAndWatch(t *testing.T) {
 				`Watch(rv="10")`,
 				`Watch(rv="11")`,
 			},
+			wantAt:  []time.Duration{0, 0, 0},
 			wantOps: []string{"Replace [a@10]@10", "Add c@11"},
 			wantRV:  "11",
 		},
@@ -184,6 +191,7 @@ func TestFailures(t *testing.T) {
 				`List(rv="11" limit=0 continue="")`,
 				`Watch(rv="20")`,
 			},
+			wantAt:  []time.Duration{0, 0, 0, 0},
 			wantOps: []string{"Replace [a@10 b@10]@10", "Add c@11", "Replace [a@20 c@20]@20"},
 			wantRV:  "20",
 		},
@@ -198,6 +206,23 @@ func TestFailures(t *testing.T) {
 				`List(rv="10" limit=0 continue="")`,
 				`Watch(rv="20")`,
 			},
+			wantAt:   []time.Duration{0, 0, 800 * time.Millisecond, 800 * time.Millisecond},
+			wantOps:  []string{"Replace [a@10]@10", "Replace [a@20]@20"},
+			wantErrs: []error{reflector.ErrExpired},
+			wantRV:   "20",
+		},
+		{
+			name:    "a watch whose first event is an expiry relists after a backoff",
+			lists:   []listReply{list("10", "a"), list("20", "a")},
+			watches: []watchReply{openWatch(errorEvent(errGone))},
+			run:     2 * time.Second,
+			wantCalls: []string{
+				`List(rv="0" limit=0 continue="")`,
+				`Watch(rv="10")`,
+				`List(rv="10" limit=0 continue="")`,
+				`Watch(rv="20")`,
+			},
+			wantAt:   []time.Duration{0, 0, 800 * time.Millisecond, 800 * time.Millisecond},
 			wantOps:  []string{"Replace [a@10]@10", "Replace [a@20]@20"},
 			wantErrs: []error{reflector.ErrExpired},
 			wantRV:   "20",
@@ -210,6 +235,7 @@ func TestFailures(t *testing.T) {
 				`List(rv="" limit=0 continue="")`,
 				`Watch(rv="10")`,
 			},
+			wantAt:  []time.Duration{0, 0, 0},
 			wantOps: []string{"Replace [a@10]@10"},
 			wantRV:  "10",
 		},
@@ -236,6 +262,7 @@ func TestFailures(t *testing.T) {
 				`List(rv="0" limit=0 continue="")`,
 				`Watch(rv="10")`,
 			},
+			wantAt:   []time.Duration{0, 800 * time.Millisecond, 800 * time.Millisecond},
 			wantOps:  []string{"Replace [a@10]@10"},
 			wantErrs: []error{errBoom},
 			wantRV:   "10",
@@ -250,6 +277,7 @@ func TestFailures(t *testing.T) {
 				`Watch(rv="10")`,
 				`Watch(rv="10")`,
 			},
+			wantAt:   []time.Duration{0, 0, 800 * time.Millisecond},
 			wantOps:  []string{"Replace [a@10]@10"},
 			wantErrs: []error{errBoom},
 			wantRV:   "10",
@@ -278,6 +306,7 @@ func TestFailures(t *testing.T) {
 				`Watch(rv="10")`,
 				`Watch(rv="10")`,
 			},
+			wantAt:   []time.Duration{0, 0, 800 * time.Millisecond},
 			wantOps:  []string{"Replace [a@10]@10"},
 			wantErrs: []error{reflector.ErrShortWatch},
 			wantRV:   "10",

@@ -64,6 +64,10 @@ type ListOptions struct {
 
 // ListResult is one List answer: the items, the resource version the list
 // was read at, and, when more pages remain, the token for the next page.
+//
+// Items is handed over with the answer: the reflector passes it on to
+// Store.Replace, which may keep it, so a source must not modify the slice
+// afterwards.
 type ListResult[T any] struct {
 	Items           []T
 	ResourceVersion string

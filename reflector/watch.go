@@ -15,7 +15,7 @@ import (
 func (r *Reflector[T]) watch(ctx context.Context, w Watch[T]) error {
 	resync := r.newResyncTimer()
 	defer resync.stop()
-	progressed := false // some event arrived since the store was filled
+	progressed := false // some event was applied since the store was filled
 	for ctx.Err() == nil {
 		start := time.Now()
 		publish := true // whether events may advance LastSyncResourceVersion at once
@@ -114,9 +114,10 @@ func (r *Reflector[T]) pause(ctx context.Context, resync *resyncTimer) error {
 }
 
 // handle applies the events of w until it ends, and stops it. It returns
-// the number of events received and why the watch ended: nil when the
-// source closed it, ErrShortWatch when it did so within a second without an
-// event, or the failure (an Error event, a store error, a resync error).
+// the number of events applied (bookmarks included, malformed and Error
+// events not) and why the watch ended: nil when the source closed it,
+// ErrShortWatch when it did so within a second without applying an event,
+// or the failure (an Error event, a store error, a resync error).
 func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, publish bool, resync *resyncTimer) (int, error) {
 	defer w.Stop()
 	n := 0
@@ -139,7 +140,6 @@ func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, 
 			}
 			return n, nil
 		}
-		n++
 		rv, applied, err := r.apply(ctx, ev)
 		if err != nil {
 			return n, err
@@ -147,6 +147,7 @@ func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, 
 		if !applied {
 			continue
 		}
+		n++
 		// Past the synthetic Added events, versions are in order.
 		publish = publish || ev.Type != Added
 		if rv != "" && publish {
