@@ -66,18 +66,21 @@ func (q *Queue[K]) addAfter(item K, d time.Duration) {
 		q.mu.Unlock()
 		return
 	}
-	added := false
+	added := 0
 	if d <= 0 {
-		added = q.addLocked(item, hash)
+		if q.addLocked(item, hash) {
+			added = 1
+		}
 	} else {
 		q.delayLocked(item, hash, now, d)
+		// Queue what is due now rather than wait for the timer, which may
+		// be slow to get the lock while adds stream in.
+		added = q.promoteLocked(now)
 	}
 	q.mu.Unlock()
 	if q.metrics != nil {
 		q.metrics.Retried()
-		if added {
-			q.metrics.Added()
-		}
+		q.reportAdded(added)
 	}
 }
 
@@ -144,32 +147,38 @@ func (q *Queue[K]) fire() {
 	}
 	now := q.now()
 	q.timerAt = noTimer
-	added := 0
-	for {
+	added := q.promoteLocked(now)
+	if w, ok := q.waiting.Peek(); ok {
+		q.armLocked(max(w.at, now+int64(timerSlack)))
+	}
+	q.mu.Unlock()
+	q.reportAdded(added)
+}
+
+// promoteLocked queues the delayed adds due at now, dropping the stale
+// waiters it meets, and returns how many it queued. Afterwards the top of
+// the heap, if any, is pending and not due.
+func (q *Queue[K]) promoteLocked(now int64) int {
+	n := 0
+	for q.waiting != nil {
 		w, ok := q.waiting.Peek()
 		if !ok {
 			break
 		}
-		if !q.pendingLocked(w) {
-			q.waiting.Pop()
-			q.stale--
-			continue
-		}
-		if w.at > now {
-			q.armLocked(max(w.at, now+int64(timerSlack)))
+		pending := q.pendingLocked(w)
+		if pending && w.at > now {
 			break
 		}
 		q.waiting.Pop()
+		if !pending {
+			q.stale--
+			continue
+		}
 		q.slots[w.id].wait = 0
 		q.queueLocked(w.id)
-		added++
+		n++
 	}
-	q.mu.Unlock()
-	if q.metrics != nil {
-		for range added {
-			q.metrics.Added()
-		}
-	}
+	return n
 }
 
 // waiter is an entry of the waiting heap. It carries its ordering key so

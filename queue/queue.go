@@ -191,11 +191,13 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 func (q *Queue[K]) get(ctx context.Context, woken bool) (K, error) {
 	q.mu.Lock()
 	err := ctx.Err()
+	promoted := 0
 	if err == nil && q.ready.Len() == 0 {
-		err = q.waitReadyLocked(ctx, woken)
+		promoted, err = q.waitReadyLocked(ctx, woken)
 	}
 	if err != nil {
 		q.mu.Unlock()
+		q.reportAdded(promoted)
 		var zero K
 		return zero, err
 	}
@@ -216,27 +218,44 @@ func (q *Queue[K]) get(ctx context.Context, woken bool) (K, error) {
 	item := s.item
 	q.mu.Unlock()
 	if q.metrics != nil {
+		q.reportAdded(promoted)
 		q.metrics.Started(waited)
 	}
 	return item, nil
 }
 
+// reportAdded tells the metrics about n added items.
+func (q *Queue[K]) reportAdded(n int) {
+	if q.metrics != nil {
+		for range n {
+			q.metrics.Added()
+		}
+	}
+}
+
 // waitReadyLocked waits until an item is ready, the queue has shut down
-// with nothing left to hand out, or ctx ends.
-func (q *Queue[K]) waitReadyLocked(ctx context.Context, woken bool) error {
+// with nothing left to hand out, or ctx ends. Before each wait it queues the
+// delayed adds that are due, without waiting for the timer; it returns how
+// many it queued.
+func (q *Queue[K]) waitReadyLocked(ctx context.Context, woken bool) (promoted int, err error) {
 	if !woken && ctx.Done() != nil {
 		defer context.AfterFunc(ctx, q.wake)()
 	}
 	for q.ready.Len() == 0 {
 		if q.shuttingDown && q.dirty == 0 {
-			return ErrShutDown
+			return promoted, ErrShutDown
+		}
+		if q.waiting != nil && q.waiting.Len() > q.stale {
+			if promoted += q.promoteLocked(q.now()); q.ready.Len() > 0 {
+				break
+			}
 		}
 		q.cond.Wait()
 		if err := ctx.Err(); err != nil {
-			return err
+			return promoted, err
 		}
 	}
-	return nil
+	return promoted, nil
 }
 
 // wake wakes every goroutine waiting on the queue so that it rechecks its
