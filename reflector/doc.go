@@ -35,20 +35,22 @@
 //
 // Watching. After the store is filled, the reflector watches from the
 // list's version, asking for a random timeout in [5min, 10min] (see
-// Options.MinWatchTimeout) and for bookmarks when the source has them.
+// Options.MinWatchTimeout; the source ends the watch) and for bookmarks
+// when the source has them.
 // Added, Modified and Deleted events become Store.Add, Update and Delete; a
 // Bookmark only advances LastSyncResourceVersion. A watch that the source
 // ends is started again at once from the last version seen; one that ended
-// within a second without any event counts as a failure (ErrShortWatch).
+// within a second without applying any event counts as a failure
+// (ErrShortWatch).
 // A watch that starts from "" or "0" (a source whose lists carry no
 // version) does not advance LastSyncResourceVersion on its first, possibly
 // unordered, Added events, only from the first other event on.
 //
 // Failures. ErrExpired from Watch or in an Error event ends the watch and
-// the reflector relists from the last version seen: at once if the watch
-// delivered any event, otherwise after a backoff (the source forgot the
-// version as soon as it was listed; relisting in a tight loop would not
-// help). Any other failure is reported to Options.ErrorHandler and retried
+// the reflector relists from the last version seen: at once if some event
+// (a bookmark included) was applied since the store was filled, otherwise
+// after a backoff (the source forgot the version as soon as it was listed,
+// and relisting in a tight loop would not help). Any other failure is reported to Options.ErrorHandler and retried
 // after an exponential backoff with jitter (Options.Backoff; by default
 // 0.8s doubling to 30s, each delay stretched by up to 100%, reset after
 // two minutes without failures): a failed list is retried as a list, a
