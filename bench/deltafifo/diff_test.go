@@ -239,7 +239,7 @@ func (p *fifoPair) pop() string {
 // HasSynced. Two documented differences shape the test: delta type names
 // differ in spelling only (compared through a mapping), and a key queued
 // by client-go in map order is compared as part of its group.
-func runFIFOOps(ops []fifoOp) string {
+func runFIFOOps(_ *testing.T, ops []fifoOp) string {
 	p := newFIFOPair()
 	defer p.tc.Close()
 	for i, op := range ops {

@@ -116,7 +116,7 @@ func decodeIndexerOps(data []byte) []indexerOp {
 // There are no intended differences on this path; IndexKeys and
 // ListIndexFuncValues results are compared as sets, since only typedcache
 // sorts them.
-func runIndexerOps(ops []indexerOp) string {
+func runIndexerOps(_ *testing.T, ops []indexerOp) string {
 	tc, cg := newTypedDiff(), newClientGoDiff()
 	for i, op := range ops {
 		var tcErr, cgErr error

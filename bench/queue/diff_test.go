@@ -82,7 +82,7 @@ func decodeQueueOps(data []byte) []queueOp {
 //     is processing: client-go reports shutdown at once; typedcache waits
 //     for that item's Done and hands it out again. The test checks that
 //     typedcache's Get blocks.
-func runQueueOps(ops []queueOp) string {
+func runQueueOps(_ *testing.T, ops []queueOp) string {
 	ctx := context.Background()
 	cg := workqueue.NewTyped[string]()
 	tc := queue.New[string](queue.Options{})

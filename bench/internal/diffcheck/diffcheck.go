@@ -13,8 +13,10 @@ import (
 
 // A Run executes ops on fresh instances of both implementations and
 // returns a description of the first divergence, or "" if there was none.
-// It must be deterministic: the same ops diverge the same way.
-type Run[Op fmt.Stringer] func(ops []Op) string
+// It must be deterministic: the same ops diverge the same way. t is the
+// running test, for runs that need one (a synctest bubble); a Run reports
+// divergences through its result, not through t.
+type Run[Op fmt.Stringer] func(t *testing.T, ops []Op) string
 
 // Config sizes a seeded run.
 type Config struct {
@@ -34,7 +36,7 @@ func Seeded[Op fmt.Stringer](t *testing.T, cfg Config, decode func([]byte) []Op,
 	for seed := range cfg.Sequences {
 		ops := decode(Bytes(uint64(seed+1), cfg.Length))
 		total += len(ops)
-		if msg := run(ops); msg != "" {
+		if msg := run(t, ops); msg != "" {
 			Fail(t, fmt.Sprintf("seed %d", seed+1), ops, run)
 			return total
 		}
@@ -47,7 +49,7 @@ func Seeded[Op fmt.Stringer](t *testing.T, cfg Config, decode func([]byte) []Op,
 func Fuzz[Op fmt.Stringer](t *testing.T, data []byte, decode func([]byte) []Op, run Run[Op]) {
 	t.Helper()
 	ops := decode(data)
-	if msg := run(ops); msg != "" {
+	if msg := run(t, ops); msg != "" {
 		Fail(t, "fuzz input", ops, run)
 	}
 }
@@ -56,13 +58,13 @@ func Fuzz[Op fmt.Stringer](t *testing.T, data []byte, decode func([]byte) []Op, 
 // divergence.
 func Fail[Op fmt.Stringer](t *testing.T, origin string, ops []Op, run Run[Op]) {
 	t.Helper()
-	short := Shrink(ops, func(o []Op) bool { return run(o) != "" })
+	short := Shrink(ops, func(o []Op) bool { return run(t, o) != "" })
 	var b strings.Builder
 	fmt.Fprintf(&b, "client-go and typedcache diverge (%s, %d ops, shrunk to %d):\n", origin, len(ops), len(short))
 	for i, op := range short {
 		fmt.Fprintf(&b, "  %3d  %s\n", i, op)
 	}
-	fmt.Fprintf(&b, "divergence: %s", run(short))
+	fmt.Fprintf(&b, "divergence: %s", run(t, short))
 	t.Fatal(b.String())
 }
 
