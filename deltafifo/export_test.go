@@ -2,10 +2,11 @@ package deltafifo
 
 import "fmt"
 
-// CheckInvariants verifies the internal structure of f: every key in the
-// index names a queued or in-flight slot of that key, the ready ring holds
-// exactly the queued slots, parked slots hang off in-flight ones, free
-// slots hold nothing, and the counters agree with the slots.
+// CheckInvariants verifies the internal structure of f: the index maps
+// each key to its queued, in-flight or idle slot; the ready ring holds
+// exactly the queued slots; parked slots hang off in-flight slots of their
+// key; the spare list links exactly the free and idle slots, which hold no
+// deltas; and the counters agree with the slots.
 func (f *DeltaFIFO[T]) CheckInvariants() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -17,25 +18,48 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 		}
 		inRing[i] = true
 	}
+	inSpare := make(map[int32]bool)
+	for prev, i := int32(0), f.slots.at(0).next; i != 0; prev, i = i, f.slots.at(i).next {
+		if inSpare[i] || len(inSpare) > int(f.slots.len()) {
+			return fmt.Errorf("spare list loops at slot %d", i)
+		}
+		inSpare[i] = true
+		if p := f.slots.at(i).prev; p != prev {
+			return fmt.Errorf("spare slot %d: prev %d, want %d", i, p, prev)
+		}
+	}
+	if len(inSpare) != f.slots.spare {
+		return fmt.Errorf("%d slots in the spare list, counter says %d", len(inSpare), f.slots.spare)
+	}
 	parkedBy := make(map[int32]int32)
-	free, used, parked, initial := 0, 0, 0, 0
+	for i := int32(1); i < f.slots.len(); i++ {
+		if s := f.slots.at(i); s.state == slotInFlight && s.next != 0 {
+			parkedBy[s.next] = i
+		}
+	}
+	indexed, parked, initial := 0, 0, 0
 	for i := int32(1); i < f.slots.len(); i++ {
 		s := f.slots.at(i)
-		if s.state == slotFree {
-			free++
-			if s.key != "" || len(s.deltas) != 0 || s.initial || s.listed {
-				return fmt.Errorf("free slot %d holds %q, %d deltas", i, s.key, len(s.deltas))
-			}
-			continue
+		if inSpare[i] != s.state.spare() {
+			return fmt.Errorf("slot %d (%q): state %d, in spare list %v", i, s.key, s.state, inSpare[i])
 		}
-		used++
+		if inRing[i] != (s.state == slotQueued) {
+			return fmt.Errorf("slot %d (%q): state %d, in ring %v", i, s.key, s.state, inRing[i])
+		}
+		if s.listed {
+			return fmt.Errorf("slot %d (%q) still marked listed", i, s.key)
+		}
 		if s.initial {
 			initial++
 		}
-		if s.listed {
-			return fmt.Errorf("slot %d still marked listed", i)
-		}
-		if len(s.deltas) == 0 {
+		if s.state.spare() {
+			if len(s.deltas) != 0 || s.initial {
+				return fmt.Errorf("spare slot %d (%q) holds %d deltas", i, s.key, len(s.deltas))
+			}
+			if (s.state == slotFree) != (s.key == "") {
+				return fmt.Errorf("spare slot %d: state %d with key %q", i, s.state, s.key)
+			}
+		} else if len(s.deltas) == 0 {
 			return fmt.Errorf("slot %d (%q, state %d) holds no deltas", i, s.key, s.state)
 		}
 		for k := 1; k < len(s.deltas); k++ {
@@ -43,41 +67,28 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 				return fmt.Errorf("slot %d (%q): consecutive deletions", i, s.key)
 			}
 		}
-		if inRing[i] != (s.state == slotQueued) {
-			return fmt.Errorf("slot %d (%q): state %d, in ring %v", i, s.key, s.state, inRing[i])
-		}
 		switch s.state {
+		case slotFree:
 		case slotParked:
 			parked++
-		case slotInFlight:
-			if s.next != 0 {
-				parkedBy[s.next] = i
+			if j := parkedBy[i]; j == 0 || f.slots.at(j).key != s.key {
+				return fmt.Errorf("parked slot %d (%q) hangs off slot %d", i, s.key, j)
 			}
-		}
-		if s.state != slotParked {
+		default:
+			indexed++
 			if j, ok := f.index[s.key]; !ok || j != i {
 				return fmt.Errorf("slot %d (%q): index says %d, %v", i, s.key, j, ok)
 			}
-		} else if j := parkedBy[i]; j != 0 && f.slots.at(j).key != s.key {
-			return fmt.Errorf("parked slot %d (%q) hangs off slot %d (%q)", i, s.key, j, f.slots.at(j).key)
 		}
 	}
-	for i := int32(1); i < f.slots.len(); i++ {
-		if f.slots.at(i).state == slotParked && parkedBy[i] == 0 {
-			return fmt.Errorf("parked slot %d has no in-flight slot", i)
-		}
-	}
-	if used != f.slots.used || used+free != int(f.slots.len())-1 {
-		return fmt.Errorf("%d slots used, %d free, counter says %d used of %d", used, free, f.slots.used, f.slots.len()-1)
+	if indexed != len(f.index) {
+		return fmt.Errorf("%d indexed slots, %d keys in the index", indexed, len(f.index))
 	}
 	if parked != f.parked {
 		return fmt.Errorf("%d parked slots, counter says %d", parked, f.parked)
 	}
 	if initial != f.initialLeft {
 		return fmt.Errorf("%d initial slots, counter says %d", initial, f.initialLeft)
-	}
-	if len(f.index)+parked != used {
-		return fmt.Errorf("%d keys indexed, %d parked, %d used slots", len(f.index), parked, used)
 	}
 	return nil
 }

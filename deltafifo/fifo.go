@@ -78,10 +78,11 @@ type DeltaFIFO[T any] struct {
 	cond sync.Cond // signalled when a key becomes ready, on Close and on ctx cancellation
 
 	// index maps every key that has deltas queued, parked or in flight to
-	// its primary slot: the queued or in-flight one.
+	// its primary slot: the queued or in-flight one; and the keys of idle
+	// slots to them.
 	index map[string]int32
 	// indexHint is the largest size index was made for; Replace makes a new,
-	// presized map when the FIFO is empty and a list is larger than that.
+	// presized map when the FIFO holds no deltas and a list is larger.
 	indexHint int
 	slots     slots[T]
 	// ready holds the queued slots in pop order. A slot is in ready if and
@@ -169,7 +170,7 @@ func (f *DeltaFIFO[T]) prepare(obj T) (string, T, error) {
 // hasKeyLocked reports whether key has deltas in the FIFO or is known to
 // the consumer. Requires f.mu held.
 func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
-	if _, ok := f.index[key]; ok {
+	if f.pendingLocked(key) {
 		return true
 	}
 	if f.known == nil {
@@ -179,31 +180,62 @@ func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
 	return ok
 }
 
+// pendingLocked reports whether key has deltas in the FIFO: queued, parked
+// or in flight. Requires f.mu held.
+func (f *DeltaFIFO[T]) pendingLocked(key string) bool {
+	i, ok := f.index[key]
+	return ok && f.slots.at(i).state != slotIdle
+}
+
 // addLocked appends d to key's pending deltas: to its queued slot, or, when
 // the key is being processed, to the parked slot that collects what arrives
-// meanwhile. It creates the slot, and wakes Pop, if there is none. It
-// returns the key's primary slot and the slot that received d. Requires f.mu
-// held.
+// meanwhile. If the key has no deltas, its slot is queued and Pop woken. It
+// returns the key's primary slot and the slot that received d. Requires
+// f.mu held.
 func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
 	primary, ok := f.index[key]
-	got = primary
-	if !ok {
-		primary = f.slots.alloc(key, slotQueued)
-		got = primary
+	switch {
+	case !ok:
+		primary = f.newSlotLocked(key, slotQueued)
 		f.index[key] = primary
-		f.ready.Push(primary)
-		f.cond.Broadcast()
-	} else if s := f.slots.at(primary); s.state == slotInFlight {
-		if s.next == 0 {
-			j := f.slots.alloc(key, slotParked)
-			f.slots.at(primary).next = j // at again: alloc may have moved the slots
+		f.readyLocked(primary)
+	case f.slots.at(primary).state == slotIdle:
+		f.slots.unlink(primary)
+		f.slots.at(primary).state = slotQueued
+		f.readyLocked(primary)
+	case f.slots.at(primary).state == slotInFlight:
+		if f.slots.at(primary).next == 0 {
+			j := f.newSlotLocked(key, slotParked)
+			f.slots.at(primary).next = j // at again: newSlotLocked may have moved the slots
 			f.parked++
 		}
 		got = f.slots.at(primary).next
 	}
+	if got == 0 {
+		got = primary
+	}
 	s := f.slots.at(got)
 	s.deltas = appendDelta(s.deltas, d)
 	return primary, got
+}
+
+// newSlotLocked takes a slot for key, unindexing the key of the idle slot
+// it may reuse. Requires f.mu held.
+func (f *DeltaFIFO[T]) newSlotLocked(key string, state slotState) int32 {
+	i := f.slots.take()
+	s := f.slots.at(i)
+	if s.state == slotIdle {
+		delete(f.index, s.key)
+	}
+	s.key, s.state = key, state
+	return i
+}
+
+// readyLocked appends queued slot i to the ready ring and wakes Pop.
+// Requires f.mu held.
+func (f *DeltaFIFO[T]) readyLocked(i int32) {
+	f.ready.Push(i)
+	f.cond.Broadcast()
 }
 
 // Close closes the FIFO: Pop and PopBatch return the keys that are ready

@@ -184,7 +184,7 @@ func (f *DeltaFIFO[T]) finishLocked(i int32, requeue bool) {
 				}
 				s.initial = true
 			}
-			f.slots.release(p)
+			f.slots.release(p, slotFree)
 		}
 		f.requeueLocked(i)
 		return
@@ -195,8 +195,7 @@ func (f *DeltaFIFO[T]) finishLocked(i int32, requeue bool) {
 		f.initialLeft--
 	}
 	if p == 0 {
-		delete(f.index, s.key)
-		f.slots.release(i)
+		f.slots.release(i, slotIdle)
 		return
 	}
 	// The processor has seen a deletion; a deletion that arrived meanwhile
@@ -209,9 +208,8 @@ func (f *DeltaFIFO[T]) finishLocked(i int32, requeue bool) {
 		if ps.initial {
 			f.initialLeft--
 		}
-		delete(f.index, s.key)
-		f.slots.release(p)
-		f.slots.release(i)
+		f.slots.release(p, slotFree)
+		f.slots.release(i, slotIdle)
 		return
 	}
 	// Slot i stays the key's primary slot: take over the parked deltas and
@@ -219,7 +217,7 @@ func (f *DeltaFIFO[T]) finishLocked(i int32, requeue bool) {
 	clear(s.deltas)
 	s.deltas, ps.deltas = ps.deltas, s.deltas[:0]
 	s.initial, ps.initial = ps.initial, false
-	f.slots.release(p)
+	f.slots.release(p, slotFree)
 	f.requeueLocked(i)
 }
 
@@ -227,8 +225,7 @@ func (f *DeltaFIFO[T]) finishLocked(i int32, requeue bool) {
 // Requires f.mu held.
 func (f *DeltaFIFO[T]) requeueLocked(i int32) {
 	f.slots.at(i).state = slotQueued
-	f.ready.Push(i)
-	f.cond.Broadcast()
+	f.readyLocked(i)
 }
 
 // dropFirst removes ds[0], clearing the freed element.

@@ -34,9 +34,8 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 	}
 	first := !f.populated
 	f.populated = true
-	if len(f.index) == 0 && len(keys) > f.indexHint {
-		f.index = make(map[string]int32, len(keys))
-		f.indexHint = len(keys)
+	if f.slots.live() == 0 && len(keys) > f.indexHint {
+		f.resetIndexLocked(len(keys))
 	}
 	f.slots.reserve(len(keys))
 
@@ -70,7 +69,7 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 	// Known keys with nothing in the FIFO and not in the list.
 	if f.known != nil {
 		for key := range f.known.Keys() {
-			if _, ok := f.index[key]; ok {
+			if f.pendingLocked(key) {
 				continue
 			}
 			obj, _ := f.known.GetByKey(key)
@@ -79,6 +78,19 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 		}
 	}
 	return nil
+}
+
+// resetIndexLocked replaces the index with an empty one made for n keys,
+// turning idle slots into free ones. Requires f.mu held and no deltas in
+// the FIFO.
+func (f *DeltaFIFO[T]) resetIndexLocked(n int) {
+	for i := int32(1); i < f.slots.len(); i++ {
+		if s := f.slots.at(i); s.state == slotIdle {
+			s.key, s.state = "", slotFree
+		}
+	}
+	f.index = make(map[string]int32, n)
+	f.indexHint = n
 }
 
 // markInitialLocked marks slot i as holding deltas of the first Replace.
@@ -104,7 +116,7 @@ func (f *DeltaFIFO[T]) Resync() error {
 		return nil
 	}
 	for key := range f.known.Keys() {
-		if _, ok := f.index[key]; ok {
+		if f.pendingLocked(key) {
 			continue
 		}
 		obj, ok := f.known.GetByKey(key)

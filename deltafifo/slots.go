@@ -6,8 +6,13 @@ import "slices"
 type slotState uint8
 
 const (
-	// slotFree: on the free list, holding no deltas.
+	// slotFree: in the spare list, holding nothing.
 	slotFree slotState = iota
+	// slotIdle: in the spare list, holding no deltas but still indexed
+	// under its key, so that the key's next delta reuses it without
+	// touching the index. An idle slot is taken for another key only when
+	// it is the oldest spare one.
+	slotIdle
 	// slotQueued: in the ready ring, waiting for Pop.
 	slotQueued
 	// slotInFlight: its deltas are with a processor.
@@ -17,90 +22,111 @@ const (
 	slotParked
 )
 
-// maxKeptDeltas is the largest delta buffer a freed slot keeps for reuse;
-// larger ones are dropped so that one burst does not pin memory forever.
+// spare reports whether a slot in state s is in the spare list.
+func (s slotState) spare() bool { return s == slotFree || s == slotIdle }
+
+// maxKeptDeltas is the largest delta buffer a released slot keeps for
+// reuse; larger ones are dropped so that one burst does not pin memory
+// forever.
 const maxKeptDeltas = 16
 
 // slot holds the pending deltas of one key. Slots live in one slice and are
 // recycled, together with their delta buffers, so that a steady stream of
 // Add and Pop allocates nothing here.
 type slot[T any] struct {
-	key    string
-	deltas []Delta[T] // oldest first; never empty unless the slot is free
-	// next links a free slot to the next free one, and an in-flight slot to
-	// its parked slot; 0 means none (slot 0 is a sentinel, never used).
-	next  int32
-	state slotState
+	key    string     // empty only when free
+	deltas []Delta[T] // oldest first; empty only when free or idle
+	// next and prev link a spare (free or idle) slot into the spare list,
+	// oldest first. For an in-flight slot, next is its parked slot. 0
+	// means none: slot 0 is the list's sentinel, never used otherwise.
+	next, prev int32
+	state      slotState
 	// initial reports whether the slot holds deltas of the first Replace.
 	initial bool
 	// listed marks, during Replace, the keys present in the list.
 	listed bool
 }
 
-// slots is the slot allocator: a slice with a free list threaded through
-// slot.next. Index 0 is a sentinel so that next == 0 can mean "none".
+// slots is the slot allocator: a slice with a circular, doubly linked list
+// of spare slots through slot.next and slot.prev, whose sentinel is slot 0.
 type slots[T any] struct {
-	s    []slot[T]
-	free int32 // head of the free list, 0 if empty
-	used int   // slots not free, excluding the sentinel
-	// spare is memory for the delta buffers of new slots, window deltas
+	s     []slot[T]
+	spare int // number of slots in the spare list
+	// buffers is memory for the delta buffers of new slots, window deltas
 	// each, so that new slots do not allocate one buffer each: reserve fills
-	// it for a Replace (one delta per slot), alloc refills it otherwise (two
+	// it for a Replace (one delta per slot), take refills it otherwise (two
 	// deltas, an Add and an Update, per slot).
-	spare  []Delta[T]
-	window int
+	buffers []Delta[T]
+	window  int
 }
 
 func (ss *slots[T]) init() { ss.s = make([]slot[T], 1) }
 
-// at returns slot i. The pointer is valid until the next alloc.
+// at returns slot i. The pointer is valid until the next take.
 func (ss *slots[T]) at(i int32) *slot[T] { return &ss.s[i] }
 
 // len returns one past the highest slot index: slots 1 to len()-1 exist,
-// free or not.
+// in any state.
 func (ss *slots[T]) len() int32 { return int32(len(ss.s)) }
+
+// live returns the number of slots that hold deltas.
+func (ss *slots[T]) live() int { return len(ss.s) - 1 - ss.spare }
 
 // reserve makes room for n more slots, each with room for one delta,
 // without further allocation.
 func (ss *slots[T]) reserve(n int) {
-	if fresh := n - (len(ss.s) - 1 - ss.used); fresh > 0 {
+	if fresh := n - ss.spare; fresh > 0 {
 		ss.s = slices.Grow(ss.s, fresh)
-		if len(ss.spare) < fresh {
-			ss.spare, ss.window = make([]Delta[T], fresh), 1
+		if len(ss.buffers) < fresh {
+			ss.buffers, ss.window = make([]Delta[T], fresh), 1
 		}
 	}
 }
 
-// alloc returns the index of an empty slot for key in the given state.
-func (ss *slots[T]) alloc(key string, state slotState) int32 {
-	ss.used++
-	i := ss.free
-	if i != 0 {
-		ss.free = ss.s[i].next
-	} else {
-		i = int32(len(ss.s))
-		ss.s = append(ss.s, slot[T]{})
-		if len(ss.spare) == 0 {
-			// Grow with the slots, so that their buffers cost O(log n)
-			// allocations in all.
-			ss.spare, ss.window = make([]Delta[T], 2*max(16, len(ss.s)/2)), 2
-		}
-		ss.s[i].deltas = ss.spare[:0:ss.window]
-		ss.spare = ss.spare[ss.window:]
+// take returns the index of the oldest spare slot, unlinked from the spare
+// list but otherwise unchanged (it may be idle: the caller must unindex its
+// key), or of a new free slot if there is no spare one.
+func (ss *slots[T]) take() int32 {
+	if i := ss.s[0].next; i != 0 {
+		ss.unlink(i)
+		return i
 	}
-	s := &ss.s[i]
-	s.key, s.state, s.next = key, state, 0
+	i := int32(len(ss.s))
+	ss.s = append(ss.s, slot[T]{})
+	if len(ss.buffers) == 0 {
+		// Grow with the slots, so that their buffers cost O(log n)
+		// allocations in all.
+		ss.buffers, ss.window = make([]Delta[T], 2*max(16, len(ss.s)/2)), 2
+	}
+	ss.s[i].deltas = ss.buffers[:0:ss.window]
+	ss.buffers = ss.buffers[ss.window:]
 	return i
 }
 
-// release returns slot i to the free list, clearing what it referenced.
-func (ss *slots[T]) release(i int32) {
+// unlink removes spare slot i from the spare list.
+func (ss *slots[T]) unlink(i int32) {
+	s := &ss.s[i]
+	ss.s[s.prev].next = s.next
+	ss.s[s.next].prev = s.prev
+	s.next, s.prev = 0, 0
+	ss.spare--
+}
+
+// release empties slot i, clearing what it referenced, and appends it to
+// the spare list, as idle (keeping its key) or free.
+func (ss *slots[T]) release(i int32, state slotState) {
 	s := &ss.s[i]
 	clear(s.deltas)
 	if cap(s.deltas) > maxKeptDeltas {
 		s.deltas = nil
 	}
-	*s = slot[T]{deltas: s.deltas[:0], next: ss.free}
-	ss.free = i
-	ss.used--
+	key := s.key
+	if state == slotFree {
+		key = ""
+	}
+	last := ss.s[0].prev
+	*s = slot[T]{key: key, deltas: s.deltas[:0], state: state, prev: last}
+	ss.s[last].next = i
+	ss.s[0].prev = i
+	ss.spare++
 }
