@@ -110,7 +110,11 @@ func run(quick bool, count int, benchtime, filter, out, from string) error {
 // runBenchmarks runs every benchmark package of the module and returns its
 // output, which it also copies to stdout as it comes.
 func runBenchmarks(quick bool, count int, benchtime, filter string) ([]byte, error) {
-	pkgs, err := benchPackages()
+	dir, err := moduleDir()
+	if err != nil {
+		return nil, err
+	}
+	pkgs, err := benchPackages(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -123,6 +127,7 @@ func runBenchmarks(quick bool, count int, benchtime, filter string) ([]byte, err
 	fmt.Fprintln(os.Stderr, "go", strings.Join(args, " "))
 	var buf bytes.Buffer
 	cmd := exec.Command("go", args...)
+	cmd.Dir = dir
 	cmd.Stdout = io.MultiWriter(&buf, os.Stdout)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
@@ -131,10 +136,25 @@ func runBenchmarks(quick bool, count int, benchtime, filter string) ([]byte, err
 	return buf.Bytes(), nil
 }
 
-// benchPackages lists the module's packages that have tests, leaving out
-// internal helpers and commands.
-func benchPackages() ([]string, error) {
+// moduleDir returns the directory of the bench module, whichever of its
+// directories the command runs in.
+func moduleDir() (string, error) {
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", fmt.Errorf("not in a module; run from the bench module")
+	}
+	return filepath.Dir(gomod), nil
+}
+
+// benchPackages lists the packages of the module in dir that have tests,
+// leaving out internal helpers and commands.
+func benchPackages(dir string) ([]string, error) {
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}} {{len .TestGoFiles}} {{len .XTestGoFiles}}", "./...")
+	cmd.Dir = dir
 	cmd.Stderr = os.Stderr
 	outb, err := cmd.Output()
 	if err != nil {
