@@ -31,8 +31,8 @@ func NewTypedDelayingQueue[K comparable](opts Options) *TypedDelayingQueue[K] {
 // whose delays end at the same instant are queued in the order of their
 // AddAfter calls. After ShutDown, AddAfter does nothing.
 //
-// An AddAfter with a positive delay costs about 0.2µs and allocates nothing
-// in steady state.
+// An AddAfter with a positive delay costs about 0.15µs and allocates
+// nothing in steady state.
 func (q *TypedDelayingQueue[K]) AddAfter(item K, d time.Duration) {
 	q.addAfter(item, d)
 }
@@ -116,6 +116,10 @@ func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) 
 		q.armLocked(at)
 	}
 }
+
+// noTimer is the time of a stopped timer, and of a delayed add too far
+// ahead to represent: never.
+const noTimer = int64(^uint64(0) >> 1) // math.MaxInt64
 
 // timerSlack is how late the timer may fire for a delayed add, so that a
 // burst of adds due microseconds apart is queued by a few timer calls

