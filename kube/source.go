@@ -70,17 +70,22 @@ type ListerWatcher[T Object, L ListObject] struct {
 	name   string // T's type, for error messages
 }
 
-// Source returns a ListerWatcher for the objects of type T that client
+// Source returns a ListerWatcher for every object of type T that client
 // lists and watches:
 //
-//	pods := kube.Source[*corev1.Pod](clientset.CoreV1().Pods(namespace), kube.Options{})
+//	pods := kube.Source[*corev1.Pod](clientset.CoreV1().Pods(namespace))
 //
 // The list type L is inferred from the client; its Items must be values of
 // the type T points to (corev1.PodList holds []corev1.Pod), so that list
 // items reach the cache as pointers into the decoded list, without copies.
 // Source panics if they are not: that is a programming error, detected
 // before anything is listed.
-func Source[T Object, L ListObject](client Client[L], opts Options) *ListerWatcher[T, L] {
+func Source[T Object, L ListObject](client Client[L]) *ListerWatcher[T, L] {
+	return SourceWithOptions[T](client, Options{})
+}
+
+// SourceWithOptions is Source with selectors or without streaming lists.
+func SourceWithOptions[T Object, L ListObject](client Client[L], opts Options) *ListerWatcher[T, L] {
 	items, err := newItemsFunc[T, L]()
 	if err != nil {
 		panic(err)

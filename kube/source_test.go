@@ -58,7 +58,7 @@ func TestListOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &fakeClient[*corev1.PodList]{list: &corev1.PodList{}}
-			lw := kube.Source[*corev1.Pod](c, tt.opts)
+			lw := kube.SourceWithOptions[*corev1.Pod](c, tt.opts)
 			if _, err := lw.List(context.Background(), tt.in); err != nil {
 				t.Fatalf("List(%+v): %v", tt.in, err)
 			}
@@ -74,7 +74,7 @@ func TestListItemsPointIntoTheList(t *testing.T) {
 		ListMeta: metav1.ListMeta{ResourceVersion: "10", Continue: "next"},
 		Items:    []corev1.Pod{pod("a", "3"), pod("b", "9")},
 	}
-	lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{list: list}, kube.Options{})
+	lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{list: list})
 	got, err := lw.List(context.Background(), reflector.ListOptions{Limit: 2})
 	if err != nil {
 		t.Fatalf("List: %v", err)
@@ -98,7 +98,7 @@ func TestListDynamicAndMetadataClients(t *testing.T) {
 	u := &unstructured.UnstructuredList{Items: []unstructured.Unstructured{{}}}
 	u.Items[0].SetName("u")
 	u.SetResourceVersion("5")
-	ulw := kube.Source[*unstructured.Unstructured](&fakeClient[*unstructured.UnstructuredList]{list: u}, kube.Options{})
+	ulw := kube.Source[*unstructured.Unstructured](&fakeClient[*unstructured.UnstructuredList]{list: u})
 	ugot, err := ulw.List(context.Background(), reflector.ListOptions{})
 	if err != nil || len(ugot.Items) != 1 || ugot.Items[0] != &u.Items[0] || ugot.ResourceVersion != "5" {
 		t.Errorf("List(unstructured) = %+v, %v; want the list's one item and version 5", ugot, err)
@@ -108,7 +108,7 @@ func TestListDynamicAndMetadataClients(t *testing.T) {
 		ListMeta: metav1.ListMeta{ResourceVersion: "6"},
 		Items:    []metav1.PartialObjectMetadata{{ObjectMeta: metav1.ObjectMeta{Name: "m"}}},
 	}
-	mlw := kube.Source[*metav1.PartialObjectMetadata](&fakeClient[*metav1.PartialObjectMetadataList]{list: m}, kube.Options{})
+	mlw := kube.Source[*metav1.PartialObjectMetadata](&fakeClient[*metav1.PartialObjectMetadataList]{list: m})
 	mgot, err := mlw.List(context.Background(), reflector.ListOptions{})
 	if err != nil || len(mgot.Items) != 1 || mgot.Items[0] != &m.Items[0] || mgot.ResourceVersion != "6" {
 		t.Errorf("List(metadata) = %+v, %v; want the list's one item and version 6", mgot, err)
@@ -116,7 +116,7 @@ func TestListDynamicAndMetadataClients(t *testing.T) {
 }
 
 func TestListNilListIsAnError(t *testing.T) {
-	lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{}, kube.Options{})
+	lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{})
 	if _, err := lw.List(context.Background(), reflector.ListOptions{}); err == nil {
 		t.Error("List() of a client returning (nil, nil) succeeded, want an error")
 	}
@@ -128,7 +128,7 @@ func TestSourcePanicsOnMismatchedListType(t *testing.T) {
 			t.Error("Source[*corev1.Pod](ConfigMap client) did not panic")
 		}
 	}()
-	kube.Source[*corev1.Pod](&fakeClient[*corev1.ConfigMapList]{}, kube.Options{})
+	kube.Source[*corev1.Pod](&fakeClient[*corev1.ConfigMapList]{})
 }
 
 // gvr is a resource for error constructors.
@@ -163,7 +163,7 @@ func TestErrorMapping(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{listErr: tt.err, watchErr: tt.err}, kube.Options{})
+			lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{listErr: tt.err, watchErr: tt.err})
 			_, lerr := lw.List(context.Background(), reflector.ListOptions{})
 			_, werr := lw.Watch(context.Background(), reflector.WatchOptions{})
 			for op, err := range map[string]error{"List": lerr, "Watch": werr} {
@@ -214,7 +214,7 @@ func TestWatchOptions(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &fakeClient[*corev1.PodList]{watcher: watch.NewFake()}
-			w, err := kube.Source[*corev1.Pod](c, tt.opts).Watch(context.Background(), tt.in)
+			w, err := kube.SourceWithOptions[*corev1.Pod](c, tt.opts).Watch(context.Background(), tt.in)
 			if err != nil {
 				t.Fatalf("Watch(%+v): %v", tt.in, err)
 			}
@@ -228,7 +228,7 @@ func TestWatchOptions(t *testing.T) {
 
 func TestCapabilities(t *testing.T) {
 	for _, disable := range []bool{false, true} {
-		lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{}, kube.Options{DisableStreamingList: disable})
+		lw := kube.SourceWithOptions[*corev1.Pod](&fakeClient[*corev1.PodList]{}, kube.Options{DisableStreamingList: disable})
 		// KUBE_FEATURE_WatchListClient=false in the environment turns streaming off too.
 		gate := clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
 		want := reflector.Capabilities{Pagination: true, Bookmarks: true, StreamingList: !disable && gate}

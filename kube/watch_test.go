@@ -24,7 +24,7 @@ func collect(t *testing.T, events ...watch.Event) []reflector.Event[*corev1.Pod]
 		fw.Action(e.Type, e.Object)
 	}
 	fw.Stop() // the server ends the stream after these events
-	lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{watcher: fw}, kube.Options{})
+	lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{watcher: fw})
 	w, err := lw.Watch(context.Background(), reflector.WatchOptions{ResourceVersion: "1"})
 	if err != nil {
 		t.Fatalf("Watch: %v", err)
@@ -155,7 +155,7 @@ func TestWatchEnds(t *testing.T) {
 			s := newStoppable()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{watcher: s}, kube.Options{})
+			lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{watcher: s})
 			w, err := lw.Watch(ctx, reflector.WatchOptions{ResourceVersion: "1"})
 			if err != nil {
 				t.Fatalf("Watch: %v", err)

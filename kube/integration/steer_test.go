@@ -1,0 +1,80 @@
+package integration
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/typedcache/typedcache/reflector"
+)
+
+// steered wraps the real source to steer the reflector's watches: it can
+// shorten every watch's server-side timeout, end the current watch, and
+// hold the next Watch call and start it from another resource version.
+// Everything the reflector receives still comes from the server.
+type steered struct {
+	reflector.ListerWatcher[*corev1.ConfigMap]
+	timeout time.Duration // if > 0, the timeout every watch asks the server for
+
+	mu      sync.Mutex
+	watches int
+	current reflector.Watch[*corev1.ConfigMap]
+	trap    *trap
+}
+
+// trap holds the next Watch call until released, then starts it at rv.
+type trap struct {
+	rv       string
+	held     chan struct{} // closed when a Watch call is held
+	release  chan struct{} // closed by the test
+	released bool
+}
+
+func (s *steered) Watch(ctx context.Context, opts reflector.WatchOptions) (reflector.Watch[*corev1.ConfigMap], error) {
+	s.mu.Lock()
+	s.watches++
+	tr := s.trap
+	s.trap = nil
+	s.mu.Unlock()
+	if tr != nil {
+		close(tr.held)
+		select {
+		case <-tr.release:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		opts.ResourceVersion = tr.rv
+	}
+	if s.timeout > 0 && !opts.SendInitialEvents {
+		opts.Timeout = s.timeout
+	}
+	w, err := s.ListerWatcher.Watch(ctx, opts)
+	if err == nil {
+		s.mu.Lock()
+		s.current = w
+		s.mu.Unlock()
+	}
+	return w, err
+}
+
+// interrupt ends the current watch and sets a trap for the next one,
+// which will start at rv once the test closes the trap's release.
+func (s *steered) interrupt(rv string) *trap {
+	tr := &trap{rv: rv, held: make(chan struct{}), release: make(chan struct{})}
+	s.mu.Lock()
+	s.trap = tr
+	w := s.current
+	s.mu.Unlock()
+	if w != nil {
+		w.Stop()
+	}
+	return tr
+}
+
+func (s *steered) watchCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.watches
+}
