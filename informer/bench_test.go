@@ -110,46 +110,57 @@ func (s *allocStats) report(b *testing.B, units float64, unit string) {
 // BenchmarkEvents measures watch events through the informer to its
 // handlers, with up to 100 events in flight (the shape of client-go's
 // BenchmarkSharedIndexInformer, generalised to several handlers).
+//
+// With indexed set, the cache keeps a namespace index, whose index
+// function allocates its result twice per update (old and new values).
 func BenchmarkEvents(b *testing.B) {
-	for _, handlers := range []int{1, 4} {
-		b.Run(fmt.Sprintf("handlers=%d", handlers), func(b *testing.B) {
-			const inFlight = 100
-			initial, updates := benchObjects(1000, 4)
-			src := newChanSource(initial)
-			inf := informer.New(src, informer.Options[*benchObj]{
-				Indexers: indexer.Indexers[*benchObj]{indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*benchObj]},
+	for _, indexed := range []bool{false, true} {
+		for _, handlers := range []int{1, 4} {
+			b.Run(fmt.Sprintf("indexed=%t/handlers=%d", indexed, handlers), func(b *testing.B) {
+				benchmarkEvents(b, indexed, handlers)
 			})
-			tokens := make(chan struct{}, inFlight*handlers)
-			var delivered atomic.Int64
-			var regs []informer.Syncer
-			for range handlers {
-				reg, err := inf.AddEventHandler(informer.HandlerFuncs[*benchObj]{UpdateFunc: func(_, _ *benchObj) {
-					delivered.Add(1)
-					<-tokens
-				}})
-				if err != nil {
-					b.Fatal(err)
-				}
-				regs = append(regs, reg)
-			}
-			runBench(b, inf)
-			if err := informer.WaitForCacheSync(b.Context(), regs...); err != nil {
-				b.Fatal(err)
-			}
-			stats := startAllocStats()
-			sent := 0
-			for b.Loop() {
-				o := updates[sent%len(updates)][(sent/len(updates))%4]
-				src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: o}
-				for range handlers {
-					tokens <- struct{}{}
-				}
-				sent++
-			}
-			stats.report(b, float64(sent), "event")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(sent), "ns/event")
-		})
+		}
 	}
+}
+
+func benchmarkEvents(b *testing.B, indexed bool, handlers int) {
+	const inFlight = 100
+	initial, updates := benchObjects(1000, 4)
+	src := newChanSource(initial)
+	var indexers indexer.Indexers[*benchObj]
+	if indexed {
+		indexers = indexer.Indexers[*benchObj]{indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*benchObj]}
+	}
+	inf := informer.New(src, informer.Options[*benchObj]{Indexers: indexers})
+	tokens := make(chan struct{}, inFlight*handlers)
+	var delivered atomic.Int64
+	var regs []informer.Syncer
+	for range handlers {
+		reg, err := inf.AddEventHandler(informer.HandlerFuncs[*benchObj]{UpdateFunc: func(_, _ *benchObj) {
+			delivered.Add(1)
+			<-tokens
+		}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		regs = append(regs, reg)
+	}
+	runBench(b, inf)
+	if err := informer.WaitForCacheSync(b.Context(), regs...); err != nil {
+		b.Fatal(err)
+	}
+	stats := startAllocStats()
+	sent := 0
+	for b.Loop() {
+		o := updates[sent%len(updates)][(sent/len(updates))%4]
+		src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: o}
+		for range handlers {
+			tokens <- struct{}{}
+		}
+		sent++
+	}
+	stats.report(b, float64(sent), "event")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(sent), "ns/event")
 }
 
 // BenchmarkLatency measures the time from sending a watch event to its

@@ -59,7 +59,7 @@ type Informer[T indexer.Object] struct {
 	// notifications that follows it never overlap or leave a gap.
 	deltaMu sync.Mutex
 	// listeners is the current set of listeners, replaced (copy on write)
-	// under mu and deltaMu.
+	// under mu, and under deltaMu too for additions after Run started.
 	listeners atomic.Pointer[[]*listener[T]]
 	// scratch is the processing goroutine's reusable notification buffer;
 	// guarded by deltaMu.

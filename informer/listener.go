@@ -63,8 +63,8 @@ type listener[T any] struct {
 	waiters             atomic.Int32
 	delivered, panicked atomic.Uint64
 
-	// resync is the listener's resync state; the informer's resyncMu
-	// guards it, except due, which the processing goroutine reads.
+	// resync is the listener's resync state; the informer's mu guards it,
+	// except due, which push reads.
 	resync resyncState
 }
 
