@@ -52,15 +52,17 @@ func (r *Reflector[T]) collect(ctx context.Context, w Watch[T], timeout time.Dur
 	deadline := time.NewTimer(timeout)
 	defer deadline.Stop()
 	var c collector[T]
+	rx := receiver[T]{events: w.Events()}
 	for {
-		var ev Event[T]
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return nil, "", ctx.Err()
-		case <-deadline.C:
-			return nil, "", fmt.Errorf("reflector: no end of the initial events after %v", timeout)
-		case ev, ok = <-w.Events():
+		ev, ok, got := rx.ready()
+		if !got {
+			select {
+			case <-ctx.Done():
+				return nil, "", ctx.Err()
+			case <-deadline.C:
+				return nil, "", fmt.Errorf("reflector: no end of the initial events after %v", timeout)
+			case ev, ok = <-rx.events:
+			}
 		}
 		switch {
 		case !ok:

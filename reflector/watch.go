@@ -121,18 +121,20 @@ func (r *Reflector[T]) pause(ctx context.Context, resync *resyncTimer) error {
 func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, publish bool, resync *resyncTimer) (int, error) {
 	defer w.Stop()
 	n := 0
+	rx := receiver[T]{events: w.Events()}
 	for {
-		var ev Event[T]
-		var ok bool
-		select {
-		case <-ctx.Done():
-			return n, ctx.Err()
-		case <-resync.C():
-			if err := r.resync(ctx, resync); err != nil {
-				return n, err
+		ev, ok, got := rx.ready()
+		if !got {
+			select {
+			case <-ctx.Done():
+				return n, ctx.Err()
+			case <-resync.C():
+				if err := r.resync(ctx, resync); err != nil {
+					return n, err
+				}
+				continue
+			case ev, ok = <-rx.events:
 			}
-			continue
-		case ev, ok = <-w.Events():
 		}
 		if !ok {
 			if n == 0 && time.Since(start) < time.Second {
@@ -215,4 +217,32 @@ func eventError[T any](ev Event[T]) error {
 		return fmt.Errorf("%w: Error event without an error", ErrMalformed)
 	}
 	return ev.Err
+}
+
+// burst is how many ready events the reflector takes from a watch in a row
+// before it looks at its other wake-ups (context, timers) again.
+const burst = 64
+
+// receiver takes the events of a watch without a full select while they
+// come faster than the reflector applies them: a one-channel receive costs
+// a fraction of a select over three.
+type receiver[T any] struct {
+	events <-chan Event[T]
+	run    int // events taken in a row by ready
+}
+
+// ready returns the next event if one is ready and the current run is
+// shorter than burst; got reports whether it did. The event and ok are
+// those of a receive from events.
+func (rx *receiver[T]) ready() (ev Event[T], ok, got bool) {
+	if rx.run < burst {
+		select {
+		case ev, ok = <-rx.events:
+			rx.run++
+			return ev, ok, true
+		default:
+		}
+	}
+	rx.run = 0
+	return ev, false, false
 }
