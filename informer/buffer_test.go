@@ -134,3 +134,44 @@ func TestCoalescedInitialAddsStillSync(t *testing.T) {
 		}
 	})
 }
+
+// A handler may remove its own registration, even while the informer is
+// blocked on its full Block buffer.
+func TestHandlerRemovesItselfWhileBlocking(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 0))
+		inf := informer.New(src, quiet(t))
+		var reg *informer.Registration[*obj]
+		calls := 0
+		release := make(chan struct{})
+		reg = mustAdd(t, inf, informer.HandlerFuncs[*obj]{UpdateFunc: func(_, o *obj) {
+			calls++
+			if o.Value == 1 {
+				<-release
+				if err := inf.RemoveEventHandler(reg); err != nil {
+					t.Errorf("RemoveEventHandler() from the handler = %v", err)
+				}
+			}
+		}}, informer.HandlerOptions{Buffer: informer.BufferOptions{Size: 1, Overflow: informer.Block}})
+		other := newRecorder()
+		mustAdd(t, inf, other, informer.HandlerOptions{})
+		start(t, inf)
+		synctest.Wait()
+		for i := 1; i <= 10; i++ {
+			update(t, src, "a", i)
+		}
+		synctest.Wait()
+		if s := reg.Stats(); s.BlockedPushes == 0 {
+			t.Fatalf("Stats() = %+v, want the informer blocked on the handler", s)
+		}
+		close(release)
+		<-reg.Done()
+		synctest.Wait()
+		if calls != 1 {
+			t.Errorf("handler called %d times, want once: it removed itself in its first update", calls)
+		}
+		if diff := cmp.Diff(map[string]int{"ns/a": 10}, other.values()); diff != "" {
+			t.Errorf("other handler view mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
