@@ -46,7 +46,7 @@ func (g watchListGate) Enabled(key clientfeatures.Feature) bool {
 }
 
 // use switches both libraries to m until the test ends.
-func (m mode) use(t *testing.T) {
+func (m mode) use(t testing.TB) {
 	base := clientfeatures.FeatureGates()
 	clientfeatures.ReplaceFeatureGates(watchListGate{on: m.streaming, base: base})
 	t.Cleanup(func() { clientfeatures.ReplaceFeatureGates(base) })

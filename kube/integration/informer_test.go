@@ -150,7 +150,7 @@ func sameObjects(t *testing.T, o *ours, th *theirs) {
 }
 
 // createN creates n configmaps in ns.
-func createN(t *testing.T, cs kubernetes.Interface, ns string, from, n int) {
+func createN(t testing.TB, cs kubernetes.Interface, ns string, from, n int) {
 	t.Helper()
 	if err := parallel(n, writers, func(i int) error {
 		_, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), configMap(ns, from+i), metav1.CreateOptions{})
