@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -230,3 +231,52 @@ type funcStore[T any] struct {
 }
 
 func (s *funcStore[T]) Replace(items []T, rv string) error { return s.replace(items, rv) }
+
+// bufferedWatch is a Watch whose events are all ready at once.
+type bufferedWatch struct {
+	events chan reflector.Event[*obj]
+}
+
+func (w bufferedWatch) Events() <-chan reflector.Event[*obj] { return w.events }
+func (w bufferedWatch) Stop()                                {}
+
+// addCounter is a Store that counts Adds and calls onAdd after each.
+type addCounter struct {
+	discard[*obj]
+	adds  int
+	onAdd func(n int)
+}
+
+func (s *addCounter) Add(*obj) error {
+	s.adds++
+	s.onAdd(s.adds)
+	return nil
+}
+
+func TestCancelDuringEventFlood(t *testing.T) {
+	// Events that are always ready must not keep Run from seeing that its
+	// context ended: it looks again at least every 64 events.
+	events := make(chan reflector.Event[*obj], 1000)
+	for i := range cap(events) {
+		events <- added(fmt.Sprint("o", i), fmt.Sprint(i+2))
+	}
+	lw := &reflector.ListWatch[*obj]{
+		ListFunc: func(context.Context, reflector.ListOptions) (reflector.ListResult[*obj], error) {
+			return reflector.ListResult[*obj]{ResourceVersion: "1"}, nil
+		},
+		WatchFunc: func(context.Context, reflector.WatchOptions) (reflector.Watch[*obj], error) {
+			return bufferedWatch{events}, nil
+		},
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	store := &addCounter{onAdd: func(n int) {
+		if n == 10 {
+			cancel()
+		}
+	}}
+	reflector.New(lw, store, reflector.Options{Logger: discardLogger}).Run(ctx)
+	if store.adds >= 10+64 {
+		t.Errorf("Run applied %d events after its context ended at the 10th", store.adds-10)
+	}
+}

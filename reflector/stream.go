@@ -56,6 +56,9 @@ func (r *Reflector[T]) collect(ctx context.Context, w Watch[T], timeout time.Dur
 	for {
 		ev, ok, got := rx.ready()
 		if !got {
+			if err := ctx.Err(); err != nil { // before a select that may pick an event
+				return nil, "", err
+			}
 			select {
 			case <-ctx.Done():
 				return nil, "", ctx.Err()

@@ -125,6 +125,9 @@ func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, 
 	for {
 		ev, ok, got := rx.ready()
 		if !got {
+			if err := ctx.Err(); err != nil { // before a select that may pick an event
+				return n, err
+			}
 			select {
 			case <-ctx.Done():
 				return n, ctx.Err()
