@@ -76,8 +76,9 @@ func (f *Faults) cause() error {
 	return ErrInjected
 }
 
-// SetFaults replaces the faults the source injects. Watches already running
-// apply the new CloseWatchesAfter from their next event on.
+// SetFaults replaces the faults the source injects. Running watches apply
+// a new CloseWatchesAfter when they next read the history, counting the
+// events they have already sent.
 func (s *Source[T]) SetFaults(f Faults) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

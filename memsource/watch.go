@@ -16,8 +16,9 @@ import (
 //     API server's watch cache does; so does one newer than the current
 //     version.
 //   - "" and "0" first send an Added event for every current object, in key
-//     order and with each object's own version, then the writes after that
-//     state (Kubernetes' "get state and start at most recent").
+//     order, with ResourceVersion empty (the object's own version applies),
+//     then the writes after that state (Kubernetes' "get state and start at
+//     most recent").
 //   - opts.SendInitialEvents (with the StreamingList capability) sends the
 //     current objects the same way whatever the version, then a Bookmark
 //     with InitialEventsEnd set and the version of that state, then the
@@ -35,7 +36,8 @@ import (
 // Watch fails at once, with a nil Watch, for a version the source cannot
 // have made (ErrInvalidVersion), a context already done, or an injected
 // failure. The stream ends, closing Events, when ctx ends, Stop is called,
-// the timeout passes, a fault closes it, or after an Error event.
+// the timeout passes, a fault closes it, or after an Error event. Stop
+// returns once the stream's goroutine has exited and Events is closed.
 //
 // Writers never wait for watchers: each watch reads the history at its own
 // pace through a buffer of 64 events. A watch that falls more than
