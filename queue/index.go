@@ -15,7 +15,7 @@ type itemIndex struct {
 }
 
 type entry struct {
-	hash uint32 // low bits of the item's hash; enough to place it, as len(entries) <= 2³¹
+	hash uint32 // low bits of the item's hash; enough to place it, as len(entries) <= 2³²
 	id   int32  // slot id + 1; 0 marks an empty entry
 }
 

@@ -19,8 +19,8 @@ import (
 // has nothing left to hand out it returns nil. Run does not shut the queue
 // down; call ShutDown or ShutDownWithDrain for that. An item whose process
 // call fails because ctx ended is retried with backoff like any other
-// failure, so no item is lost. Run returns an error at once if workers < 1
-// or process is nil.
+// failure, so it is not lost while the queue runs. Run returns an error at
+// once if workers < 1 or process is nil.
 func (q *TypedRateLimitingQueue[K]) Run(ctx context.Context, workers int, process func(context.Context, K) error) error {
 	if workers < 1 {
 		return fmt.Errorf("queue: Run needs at least 1 worker, got %d", workers)
