@@ -14,16 +14,26 @@ import (
 	"github.com/typedcache/typedcache/reflector"
 )
 
+// replaced is closed by a store's first Replace.
+type replaced struct {
+	done chan struct{}
+	once sync.Once
+}
+
+func newReplaced() *replaced { return &replaced{done: make(chan struct{})} }
+
+func (r *replaced) signal() { r.once.Do(func() { close(r.done) }) }
+
 // typedStore is a plain typedcache store that reports when a Replace has
 // been applied.
 type typedStore struct {
 	*indexer.Indexer[*corev1.ConfigMap]
-	replaced chan struct{}
+	*replaced
 }
 
 func (s typedStore) Replace(items []*corev1.ConfigMap, _ string) error {
 	err := s.Indexer.Replace(items)
-	close(s.replaced)
+	s.signal()
 	return err
 }
 
@@ -32,12 +42,12 @@ func (s typedStore) Resync() error { return nil }
 // clientGoStore is the same for client-go.
 type clientGoStore struct {
 	cache.Store
-	replaced chan struct{}
+	*replaced
 }
 
 func (s clientGoStore) Replace(items []any, rv string) error {
 	err := s.Store.Replace(items, rv)
-	close(s.replaced)
+	s.signal()
 	return err
 }
 
@@ -58,13 +68,13 @@ func BenchmarkReflectorSync(b *testing.B) {
 				for b.Loop() {
 					m.Pause()
 					src.Prepare()
-					store := typedStore{indexer.New(indexer.MetaNamespaceKey[*corev1.ConfigMap], nil), make(chan struct{})}
+					store := typedStore{indexer.New(indexer.MetaNamespaceKey[*corev1.ConfigMap], nil), newReplaced()}
 					r := reflector.New(src, store, reflector.Options{})
 					m.Resume()
 					ctx, cancel := context.WithCancel(context.Background())
 					var wg sync.WaitGroup
 					wg.Go(func() { r.Run(ctx) })
-					<-store.replaced
+					<-store.done
 					m.Pause()
 					cancel()
 					wg.Wait()
@@ -80,13 +90,13 @@ func BenchmarkReflectorSync(b *testing.B) {
 				for b.Loop() {
 					m.Pause()
 					src.Prepare()
-					store := clientGoStore{cache.NewStore(cache.MetaNamespaceKeyFunc), make(chan struct{})}
+					store := clientGoStore{cache.NewStore(cache.MetaNamespaceKeyFunc), newReplaced()}
 					r := cache.NewReflectorWithOptions(src, &corev1.ConfigMap{}, store, cache.ReflectorOptions{})
 					m.Resume()
 					ctx, cancel := context.WithCancel(context.Background())
 					var wg sync.WaitGroup
 					wg.Go(func() { r.RunWithContext(ctx) })
-					<-store.replaced
+					<-store.done
 					m.Pause()
 					cancel()
 					wg.Wait()
