@@ -37,7 +37,7 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 			parkedBy[s.next] = i
 		}
 	}
-	indexed, parked, initial := 0, 0, 0
+	indexed, parked, inflight, initial := 0, 0, 0, 0
 	for i := int32(1); i < f.slots.len(); i++ {
 		s := f.slots.at(i)
 		if inSpare[i] != s.state.spare() {
@@ -45,9 +45,6 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 		}
 		if inRing[i] != (s.state == slotQueued) {
 			return fmt.Errorf("slot %d (%q): state %d, in ring %v", i, s.key, s.state, inRing[i])
-		}
-		if s.listed {
-			return fmt.Errorf("slot %d (%q) still marked listed", i, s.key)
 		}
 		if s.initial {
 			initial++
@@ -68,6 +65,12 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 			}
 		}
 		switch s.state {
+		case slotInFlight:
+			inflight++
+			indexed++
+			if j, ok := f.index[s.key]; !ok || j != i {
+				return fmt.Errorf("slot %d (%q): index says %d, %v", i, s.key, j, ok)
+			}
 		case slotFree:
 		case slotParked:
 			parked++
@@ -83,6 +86,9 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 	}
 	if indexed != len(f.index) {
 		return fmt.Errorf("%d indexed slots, %d keys in the index", indexed, len(f.index))
+	}
+	if inflight != f.inflight {
+		return fmt.Errorf("%d in-flight slots, counter says %d", inflight, f.inflight)
 	}
 	if parked != f.parked {
 		return fmt.Errorf("%d parked slots, counter says %d", parked, f.parked)

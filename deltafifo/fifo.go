@@ -87,8 +87,12 @@ type DeltaFIFO[T any] struct {
 	slots     slots[T]
 	// ready holds the queued slots in pop order. A slot is in ready if and
 	// only if its state is slotQueued.
-	ready  ring.Ring[int32]
-	parked int // number of slots in state slotParked
+	ready    ring.Ring[int32]
+	parked   int // number of slots in state slotParked
+	inflight int // number of slots in state slotInFlight
+	// gen is the generation of the current or last Replace; slot.listed
+	// equal to gen marks the keys it listed.
+	gen uint32
 
 	// populated reports whether Add, Update, Delete or Replace was called.
 	populated bool
@@ -203,20 +207,25 @@ func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
 		f.slots.unlink(primary)
 		f.slots.at(primary).state = slotQueued
 		f.readyLocked(primary)
-	case f.slots.at(primary).state == slotInFlight:
-		if f.slots.at(primary).next == 0 {
-			j := f.newSlotLocked(key, slotParked)
-			f.slots.at(primary).next = j // at again: newSlotLocked may have moved the slots
+	}
+	return primary, f.appendLocked(primary, d)
+}
+
+// appendLocked appends d to the pending deltas of primary slot i, queued
+// or in flight, and returns the slot that received it: i, or the parked
+// slot of an in-flight one. Requires f.mu held.
+func (f *DeltaFIFO[T]) appendLocked(i int32, d Delta[T]) int32 {
+	if s := f.slots.at(i); s.state == slotInFlight {
+		if s.next == 0 {
+			j := f.newSlotLocked(s.key, slotParked)
+			f.slots.at(i).next = j // at again: newSlotLocked may have moved the slots
 			f.parked++
 		}
-		got = f.slots.at(primary).next
+		i = f.slots.at(i).next
 	}
-	if got == 0 {
-		got = primary
-	}
-	s := f.slots.at(got)
+	s := f.slots.at(i)
 	s.deltas = appendDelta(s.deltas, d)
-	return primary, got
+	return i
 }
 
 // newSlotLocked takes a slot for key, unindexing the key of the idle slot

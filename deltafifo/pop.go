@@ -158,6 +158,7 @@ func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
 func (f *DeltaFIFO[T]) takeLocked() int32 {
 	i, _ := f.ready.Pop()
 	f.slots.at(i).state = slotInFlight
+	f.inflight++
 	return i
 }
 
@@ -166,6 +167,7 @@ func (f *DeltaFIFO[T]) takeLocked() int32 {
 // they are dropped and the parked deltas, if any, become the key's queued
 // slot. Requires f.mu held.
 func (f *DeltaFIFO[T]) finishLocked(i int32, requeue bool) {
+	f.inflight--
 	s := f.slots.at(i)
 	p := s.next
 	s.next = 0

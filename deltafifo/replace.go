@@ -38,32 +38,25 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 		f.resetIndexLocked(len(keys))
 	}
 	f.slots.reserve(len(keys))
+	f.nextGenerationLocked()
 
+	queued := f.ready.Len() // the keys queued before: the ring's first slots
 	for i, key := range keys {
 		p, j := f.addLocked(key, Delta[T]{Type: f.listType, Object: objs[i]})
 		f.markInitialLocked(j, first)
-		f.slots.at(p).listed = true
+		f.slots.at(p).listed = f.gen
 	}
 
-	// Keys with deltas in the FIFO but not in the list. Their slots are the
-	// primary (queued or in-flight) ones; slots created below are parked or
-	// listed, and skipped.
-	for i := int32(1); i < f.slots.len(); i++ {
-		s := f.slots.at(i)
-		if s.state != slotQueued && s.state != slotInFlight {
-			continue
+	// Keys with deltas in the FIFO, queued or in flight, but not in the list.
+	for k := range queued {
+		f.inferDeletionLocked(f.ready.At(k), first)
+	}
+	if f.inflight > 0 {
+		for i := int32(1); i < f.slots.len(); i++ {
+			if f.slots.at(i).state == slotInFlight {
+				f.inferDeletionLocked(i, first)
+			}
 		}
-		if s.listed {
-			s.listed = false
-			continue
-		}
-		newest := s.deltas[len(s.deltas)-1]
-		if s.state == slotInFlight && s.next != 0 {
-			p := f.slots.at(s.next).deltas
-			newest = p[len(p)-1]
-		}
-		_, j := f.addLocked(s.key, Delta[T]{Type: Deleted, Object: newest.Object, Inferred: true})
-		f.markInitialLocked(j, first)
 	}
 
 	// Known keys with nothing in the FIFO and not in the list.
@@ -78,6 +71,34 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 		}
 	}
 	return nil
+}
+
+// inferDeletionLocked queues an inferred deletion for the key of primary
+// slot i, unless the current Replace listed it. Requires f.mu held.
+func (f *DeltaFIFO[T]) inferDeletionLocked(i int32, first bool) {
+	s := f.slots.at(i)
+	if s.listed == f.gen {
+		return
+	}
+	newest := s.deltas[len(s.deltas)-1]
+	if s.state == slotInFlight && s.next != 0 {
+		p := f.slots.at(s.next).deltas
+		newest = p[len(p)-1]
+	}
+	j := f.appendLocked(i, Delta[T]{Type: Deleted, Object: newest.Object, Inferred: true})
+	f.markInitialLocked(j, first)
+}
+
+// nextGenerationLocked starts a new Replace generation, for slot.listed.
+// Requires f.mu held.
+func (f *DeltaFIFO[T]) nextGenerationLocked() {
+	f.gen++
+	if f.gen == 0 { // wrapped: forget every old mark
+		for i := int32(1); i < f.slots.len(); i++ {
+			f.slots.at(i).listed = 0
+		}
+		f.gen = 1
+	}
 }
 
 // resetIndexLocked replaces the index with an empty one made for n keys,

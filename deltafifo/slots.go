@@ -40,11 +40,11 @@ type slot[T any] struct {
 	// oldest first. For an in-flight slot, next is its parked slot. 0
 	// means none: slot 0 is the list's sentinel, never used otherwise.
 	next, prev int32
-	state      slotState
+	// listed is the generation of the last Replace that listed the key.
+	listed uint32
+	state  slotState
 	// initial reports whether the slot holds deltas of the first Replace.
 	initial bool
-	// listed marks, during Replace, the keys present in the list.
-	listed bool
 }
 
 // slots is the slot allocator: a slice with a circular, doubly linked list
