@@ -93,7 +93,7 @@ func (s *Source[T]) startWatch(w *watch[T], from uint64) error {
 	switch {
 	case s.faults.takeExpiry():
 		s.stats.injectedExpiries.Add(1)
-		w.err = fmt.Errorf("memsource: watch from version %q: injected expiry: %w",
+		w.err = fmt.Errorf("memsource: watch from version %s: injected expiry: %w",
 			s.codec.format(from), reflector.ErrExpired)
 	case from > s.version:
 		s.stats.expired.Add(1)
