@@ -12,7 +12,7 @@ var (
 	// skipped because it could not be applied: a missing (nil) object, an
 	// object without a name, a Bookmark without a resource version, an
 	// unknown event type.
-	ErrMalformed = errors.New("reflector: malformed event")
+	ErrMalformed = errors.New("reflector: malformed input")
 	// ErrShortWatch reports a watch that the source closed within a second
 	// without sending any event; the reflector backs off before watching
 	// again, so that a source that refuses watches is not hammered.

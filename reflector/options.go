@@ -54,10 +54,11 @@ type Options struct {
 
 	// ErrorHandler is called, on the reflector's goroutine, with every error
 	// the reflector meets: failed lists and watches, watches that end too
-	// soon, malformed events, store errors. The reflector retries on its
+	// soon, malformed events and items, store errors. The reflector retries on its
 	// own afterwards; the handler only observes (client-go calls this the
 	// WatchErrorHandler). It should return quickly. The default logs the
-	// error at level Error, or Info for ErrExpired.
+	// error at level Error; ErrMalformed and ErrShortWatch at Warn,
+	// ErrExpired at Info.
 	ErrorHandler func(ctx context.Context, err error)
 }
 

@@ -123,7 +123,7 @@ func TestNameAndLogging(t *testing.T) {
 		log := buf.String()
 		for _, want := range []string{
 			`level=ERROR msg="reflector error" reflector=*reflector_test.obj err="reflector: list at resource version \"0\": boom"`,
-			`level=WARN msg="reflector error" reflector=*reflector_test.obj err="reflector: malformed event: Added event: missing object`,
+			`level=WARN msg="reflector error" reflector=*reflector_test.obj err="reflector: malformed input: Added event: missing object`,
 		} {
 			if !strings.Contains(log, want) {
 				t.Errorf("log lacks %q; log:\n%s", want, log)
