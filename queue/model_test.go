@@ -318,9 +318,18 @@ func TestModelManyItems(t *testing.T) {
 // TestEmptiedQueueReleasesAndReuses drains a large queue, which releases
 // its storage, and checks that it works as new afterwards.
 func TestEmptiedQueueReleasesAndReuses(t *testing.T) {
-	q := queue.New[int](queue.Options{})
+	synctest.Test(t, testEmptiedQueueReleasesAndReuses)
+}
+
+func testEmptiedQueueReleasesAndReuses(t *testing.T) {
+	q := queue.NewTypedDelayingQueue[int](queue.Options{})
+	defer q.ShutDown()
 	for round := range 2 {
 		const n = 70_000
+		q.AddAfter(-1, time.Millisecond)
+		if round == 0 {
+			q.CancelAfter(-1) // leaves a stale waiter behind
+		}
 		for i := range n {
 			q.Add(i)
 		}
@@ -330,6 +339,12 @@ func TestEmptiedQueueReleasesAndReuses(t *testing.T) {
 				t.Fatalf("round %d: Get() = %d, %v, want %d", round, got, err, i)
 			}
 			q.Done(got)
+		}
+		if round == 1 {
+			if got, err := q.Get(context.Background()); got != -1 || err != nil {
+				t.Fatalf("round %d: Get() = %d, %v, want the delayed -1", round, got, err)
+			}
+			q.Done(-1)
 		}
 		if diff := cmp.Diff(queue.State{}, q.State()); diff != "" {
 			t.Fatalf("round %d: State() mismatch (-want +got):\n%s", round, diff)

@@ -1,5 +1,10 @@
 package queue
 
+import (
+	"github.com/typedcache/typedcache/internal/heap"
+	"github.com/typedcache/typedcache/internal/ring"
+)
+
 // slot is the state of one item. The flags combine as follows:
 //
 //	queued && !processing: in Queue.ready, waiting for a worker
@@ -55,6 +60,10 @@ func (q *Queue[K]) deleteLocked(id int32, pos int) {
 		}
 		if len(q.slots) > shrinkSize {
 			q.slots, q.timings, q.index.entries = nil, nil, nil
+			q.ready = ring.Ring[int32]{}
+			if q.waiting != nil {
+				q.waiting = heap.New(readyBefore, nil)
+			}
 			return
 		}
 		q.slots, q.timings = q.slots[:0], q.timings[:0]
