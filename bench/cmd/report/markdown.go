@@ -34,7 +34,7 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 	fmt.Fprintf(&b, "- Machine: %s, %s/%s, %d CPUs; %s.\n", orUnknown(res.cpu), orUnknown(res.goos), orUnknown(res.goarch), info.cpus, info.goVersion)
 	fmt.Fprintf(&b, "- Command: `%s` (in `bench/`); raw `go test` output in [%s](%s), readable by benchstat.\n", info.command, info.rawName, info.rawName)
 	b.WriteString("- Each value is the median of the runs; *ratio* is how many times better typedcache is (client-go ÷ typedcache for costs, typedcache ÷ client-go for rates), so above 1 means typedcache wins. *Noise* is the largest deviation of a single run from the median, on either side.\n")
-	b.WriteString("- Both sides store the same `*corev1.ConfigMap` values (name, namespace, 3 labels, resource version, 3 data entries of 32 bytes) and read them from equivalent in-memory sources.\n\n")
+	b.WriteString("- Both sides store the same `*corev1.ConfigMap` values (name, namespace, 3 labels, resource version, 3 data entries of 32 bytes) and read them from equivalent in-memory sources. What each workload does: [README.md](README.md#what-is-measured) and the benchmark's doc comment.\n\n")
 
 	var targets, met int
 	var missed []string
