@@ -9,6 +9,7 @@ type outcome struct {
 	measured bool // both sides have samples
 	ratio    float64
 	noise    float64 // largest relative deviation from the median, either side
+	runs     int     // samples on the side with fewer
 }
 
 // hasTarget reports whether the row has a target.
@@ -30,6 +31,7 @@ func evaluate(res *results) []outcome {
 			o.cg, o.tc, o.measured = cg, tc, true
 			o.ratio = ratio(cg, tc, r.unit)
 			o.noise = math.Max(res.spread(r.bench, implClientGo, r.unit), res.spread(r.bench, implTypedcache, r.unit))
+			o.runs = min(len(res.samples[r.bench][implClientGo][r.unit]), len(res.samples[r.bench][implTypedcache][r.unit]))
 		}
 		out = append(out, o)
 	}

@@ -127,7 +127,7 @@ func metCell(o outcome) string {
 }
 
 func noiseCell(o outcome) string {
-	if !o.measured {
+	if !o.measured || o.runs < 2 {
 		return ""
 	}
 	return fmt.Sprintf("±%.0f%%", o.noise*100)
