@@ -87,6 +87,21 @@
 // every goroutine it started has exited, including handler calls in
 // progress: a handler that never returns keeps Run from returning.
 //
+// # Performance
+//
+// Handing a notification to a handler allocates nothing: notifications
+// are small values in each handler's ring buffer, and the handler's
+// goroutine takes the whole buffer at once. An event costs one allocation
+// end to end (its key), plus what the index functions allocate
+// (NamespaceIndexFunc: one slice for the old state, one for the new).
+// BenchmarkEvents, BenchmarkLatency, BenchmarkInitialSync and
+// BenchmarkWritesUnderListers measure the rest; side by side with
+// client-go's SharedIndexInformer on the 2-core development machine, an
+// event reached one or four handlers 3 to 10 times faster with 7 to 30
+// times fewer bytes, the initial sync of 100k objects ran 4 times faster
+// with half the bytes allocated, and writes under 10 goroutines listing
+// 10k objects in a loop ran over 200 times faster.
+//
 // # Differences from client-go
 //
 //   - Typed end to end: handlers receive T, listers return T, deletions are
