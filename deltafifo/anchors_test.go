@@ -8,6 +8,7 @@ import (
 	"iter"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	"github.com/typedcache/typedcache/deltafifo"
 )
 
@@ -307,4 +308,47 @@ func TestTransformScope(t *testing.T) {
 	}
 	want = []popped{{"gone", ds(synced("gone", 1)), false}, {"kept", ds(synced("kept", 5)), false}}
 	diffPopped(t, "popAll() after Resync", want, popAll(t, f2))
+}
+
+// Replace matches known keys against the list by position when they come
+// in list order; keys out of order, added or missing must still be found.
+func TestReplaceKnownKeysInListOrder(t *testing.T) {
+	tests := []struct {
+		name  string
+		known []string // yielded in sorted order
+		list  []string
+		want  []string // inferred deletions, in known order
+	}{
+		{"same", []string{"a", "b", "c"}, []string{"a", "b", "c"}, nil},
+		{"one missing", []string{"a", "b", "c"}, []string{"a", "c"}, []string{"b"}},
+		{"one added", []string{"a", "c"}, []string{"a", "b", "c"}, nil},
+		{"two added then missing", []string{"a", "d", "e", "f"}, []string{"a", "b", "c", "d", "f"}, []string{"e"}},
+		{"reversed list", []string{"a", "b", "c", "d"}, []string{"d", "c", "a"}, []string{"b"}},
+		{"empty list", []string{"a", "b"}, nil, []string{"a", "b"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			k := newKnown()
+			for _, n := range tt.known {
+				k.m[n] = th(n, 1)
+			}
+			f := deltafifo.New(thingKey, deltafifo.Options[thing]{KnownObjects: k})
+			list := make([]thing, len(tt.list))
+			for i, n := range tt.list {
+				list[i] = th(n, 2)
+			}
+			if err := f.Replace(list, "2"); err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range popAll(t, f) {
+				if d, _ := p.Deltas.Newest(); d.Inferred {
+					got = append(got, p.Key)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("inferred deletions mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

@@ -31,6 +31,15 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 	if len(inSpare) != f.slots.spare {
 		return fmt.Errorf("%d slots in the spare list, counter says %d", len(inSpare), f.slots.spare)
 	}
+	idle := 0
+	for i := int32(1); i < f.slots.len(); i++ {
+		if f.slots.at(i).state == slotIdle {
+			idle++
+		}
+	}
+	if idle != f.slots.idle {
+		return fmt.Errorf("%d idle slots, counter says %d", idle, f.slots.idle)
+	}
 	parkedBy := make(map[int32]int32)
 	for i := int32(1); i < f.slots.len(); i++ {
 		if s := f.slots.at(i); s.state == slotInFlight && s.next != 0 {

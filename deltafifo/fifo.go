@@ -188,7 +188,8 @@ func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
 // or in flight. Requires f.mu held.
 func (f *DeltaFIFO[T]) pendingLocked(key string) bool {
 	i, ok := f.index[key]
-	return ok && f.slots.at(i).state != slotIdle
+	// Without idle slots, no need to read the slot (a likely cache miss).
+	return ok && (f.slots.idle == 0 || f.slots.at(i).state != slotIdle)
 }
 
 // addLocked appends d to key's pending deltas: to its queued slot, or, when

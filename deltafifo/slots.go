@@ -52,6 +52,7 @@ type slot[T any] struct {
 type slots[T any] struct {
 	s     []slot[T]
 	spare int // number of slots in the spare list
+	idle  int // number of idle slots
 	// buffers is memory for the delta buffers of new slots, window deltas
 	// each, so that new slots do not allocate one buffer each: reserve fills
 	// it for a Replace (one delta per slot), take refills it otherwise (two
@@ -85,7 +86,8 @@ func (ss *slots[T]) reserve(n int) {
 
 // take returns the index of the oldest spare slot, unlinked from the spare
 // list but otherwise unchanged (it may be idle: the caller must unindex its
-// key), or of a new free slot if there is no spare one.
+// key and change its state), or of a new free slot if there is no spare
+// one.
 func (ss *slots[T]) take() int32 {
 	if i := ss.s[0].next; i != 0 {
 		ss.unlink(i)
@@ -106,6 +108,9 @@ func (ss *slots[T]) take() int32 {
 // unlink removes spare slot i from the spare list.
 func (ss *slots[T]) unlink(i int32) {
 	s := &ss.s[i]
+	if s.state == slotIdle {
+		ss.idle--
+	}
 	ss.s[s.prev].next = s.next
 	ss.s[s.next].prev = s.prev
 	s.next, s.prev = 0, 0
@@ -123,6 +128,8 @@ func (ss *slots[T]) release(i int32, state slotState) {
 	key := s.key
 	if state == slotFree {
 		key = ""
+	} else {
+		ss.idle++
 	}
 	last := ss.s[0].prev
 	*s = slot[T]{key: key, deltas: s.deltas[:0], state: state, prev: last}
