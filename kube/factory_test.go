@@ -1,7 +1,6 @@
 package kube_test
 
 import (
-	"context"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -37,8 +36,7 @@ func TestFor(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	f.Start(ctx)
 	defer f.Shutdown()
 	if err := f.WaitForCacheSync(ctx); err != nil {

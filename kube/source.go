@@ -155,12 +155,10 @@ func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOpt
 	lo.ResourceVersion = opts.ResourceVersion
 	lo.AllowWatchBookmarks = opts.AllowBookmarks
 	if opts.Timeout > 0 {
-		seconds := int64(math.Ceil(opts.Timeout.Seconds()))
-		lo.TimeoutSeconds = &seconds
+		lo.TimeoutSeconds = new(int64(math.Ceil(opts.Timeout.Seconds())))
 	}
 	if opts.SendInitialEvents {
-		send := true
-		lo.SendInitialEvents = &send
+		lo.SendInitialEvents = new(true)
 		lo.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 		lo.AllowWatchBookmarks = true // the end of the initial events is a bookmark
 	}

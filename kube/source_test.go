@@ -148,7 +148,7 @@ func TestErrorMapping(t *testing.T) {
 		is      func(error) bool // the client-go predicate that must still hold
 	}{
 		{name: "410 expired", err: apierrors.NewResourceExpired("too old resource version: 1 (42)"), expired: true, is: apierrors.IsResourceExpired},
-		{name: "410 gone, servers before 1.18", err: apierrors.NewGone("gone"), expired: true, is: apierrors.IsGone},
+		{name: "410 gone, servers before 1.18", err: &apierrors.StatusError{ErrStatus: metav1.Status{Status: metav1.StatusFailure, Code: 410, Reason: metav1.StatusReasonGone}}, expired: true, is: apierrors.IsGone},
 		{name: "resource version too large", err: tooLarge(), expired: true, is: apierrors.IsTimeout},
 		{name: "429", err: apierrors.NewTooManyRequests("slow down", 1), is: apierrors.IsTooManyRequests},
 		{name: "500", err: apierrors.NewInternalError(errors.New("boom")), is: apierrors.IsInternalError},
@@ -188,18 +188,18 @@ func TestWatchOptions(t *testing.T) {
 		{
 			name: "from a version with bookmarks",
 			in:   reflector.WatchOptions{ResourceVersion: "42", AllowBookmarks: true, Timeout: 5 * time.Minute},
-			want: metav1.ListOptions{ResourceVersion: "42", AllowWatchBookmarks: true, TimeoutSeconds: ptr[int64](300)},
+			want: metav1.ListOptions{ResourceVersion: "42", AllowWatchBookmarks: true, TimeoutSeconds: new(int64(300))},
 		},
 		{
 			name: "timeout rounded up to whole seconds",
 			in:   reflector.WatchOptions{ResourceVersion: "42", Timeout: 1500 * time.Millisecond},
-			want: metav1.ListOptions{ResourceVersion: "42", TimeoutSeconds: ptr[int64](2)},
+			want: metav1.ListOptions{ResourceVersion: "42", TimeoutSeconds: new(int64(2))},
 		},
 		{
 			name: "streaming list forces bookmarks",
 			in:   reflector.WatchOptions{SendInitialEvents: true},
 			want: metav1.ListOptions{
-				SendInitialEvents:    ptr(true),
+				SendInitialEvents:    new(true),
 				ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan,
 				AllowWatchBookmarks:  true,
 			},
@@ -237,5 +237,3 @@ func TestCapabilities(t *testing.T) {
 		}
 	}
 }
-
-func ptr[V any](v V) *V { return &v }

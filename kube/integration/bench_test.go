@@ -253,9 +253,8 @@ func record(b *testing.B, c *cluster) *recording {
 	if err != nil {
 		b.Fatal(err)
 	}
-	send := true
 	streaming, err := rcs.CoreV1().ConfigMaps(ns).Watch(ctx, metav1.ListOptions{
-		SendInitialEvents: &send, ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true,
+		SendInitialEvents: new(true), ResourceVersionMatch: metav1.ResourceVersionMatchNotOlderThan, AllowWatchBookmarks: true,
 	})
 	if err != nil {
 		b.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"syscall"
 	"testing"
 	"time"
@@ -93,7 +94,7 @@ func TestForcedExpiry(t *testing.T) {
 			syncRequests := o.reqs.lists.Load() + o.reqs.streams.Load()
 
 			tr := s.interrupt("1")
-			<-tr.held // the reflector is re-watching; nothing reaches it now
+			<-tr.held                  // the reflector is re-watching; nothing reaches it now
 			changeFirst(t, cs, ns, 10) // delete 0-9, update 10-19
 			createN(t, cs, ns, 100, 10)
 			if c.etcd != "" {
@@ -105,7 +106,7 @@ func TestForcedExpiry(t *testing.T) {
 			want := serverState(t, cs, ns)
 			waitForState(t, p, syncTimeout, want, o.stateSources("typedcache")...)
 			t.Logf("%s: cache equal to the server %v after the expired watch", m.name, time.Since(start).Round(time.Millisecond))
-			if !anyError(o.errors(), func(err error) bool {
+			if !slices.ContainsFunc(o.errors(), func(err error) bool {
 				return errors.Is(err, reflector.ErrExpired) && (apierrors.IsResourceExpired(err) || apierrors.IsGone(err))
 			}) {
 				t.Errorf("informer errors %v: none is a 410 wrapping reflector.ErrExpired", o.errors())
@@ -158,13 +159,13 @@ func TestAPIServerRestart(t *testing.T) {
 			th.view.check(t, "client-go")
 			sameObjects(t, o, th)
 			errs := o.errors()
-			if !anyError(errs, func(err error) bool { return !errors.Is(err, reflector.ErrExpired) }) {
+			if !slices.ContainsFunc(errs, func(err error) bool { return !errors.Is(err, reflector.ErrExpired) }) {
 				t.Errorf("informer errors %v: the outage was not reported", errs)
 			}
-			if !anyError(errs, func(err error) bool { return errors.Is(err, reflector.ErrExpired) }) {
+			if !slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, reflector.ErrExpired) }) {
 				t.Errorf("informer errors %v: the compacted version was not reported as expired", errs)
 			}
-			refused := anyError(errs, func(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) })
+			refused := slices.ContainsFunc(errs, func(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) })
 			t.Logf("%s: %d errors reported during the outage (connection refused among them: %v)", m.name, len(errs), refused)
 		})
 	}
@@ -211,13 +212,4 @@ func churn(t *testing.T, cs kubernetes.Interface, ns string, from, n int) {
 	}); err != nil {
 		t.Fatalf("churn: %v", err)
 	}
-}
-
-func anyError(errs []error, f func(error) bool) bool {
-	for _, err := range errs {
-		if f(err) {
-			return true
-		}
-	}
-	return false
 }

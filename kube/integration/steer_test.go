@@ -26,10 +26,9 @@ type steered struct {
 
 // trap holds the next Watch call until released, then starts it at rv.
 type trap struct {
-	rv       string
-	held     chan struct{} // closed when a Watch call is held
-	release  chan struct{} // closed by the test
-	released bool
+	rv      string
+	held    chan struct{} // closed when a Watch call is held
+	release chan struct{} // closed by the test
 }
 
 func (s *steered) Watch(ctx context.Context, opts reflector.WatchOptions) (reflector.Watch[*corev1.ConfigMap], error) {
