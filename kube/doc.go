@@ -56,9 +56,10 @@
 //     line, here it is an Error event the reflector reports.
 //   - List items are not copied out of the list (client-go's
 //     meta.ExtractList does the same; ExtractListWithAlloc copies).
-//   - Streaming lists are a declared capability: a server that cannot
-//     stream is configured with Options.DisableStreamingList instead of
-//     being probed on every sync.
+//   - Streaming lists are a declared capability, on by default as in
+//     client-go; a server that refuses them makes the reflector list
+//     instead, and Options.DisableStreamingList avoids asking servers
+//     older than 1.27, which ignore the request.
 //   - Resource versions are declared opaque (Capabilities.ComparableVersions
 //     is false), as the API documents them, although Kubernetes 1.35 and
 //     later make built-in resources' versions comparable.
