@@ -54,8 +54,10 @@ type Options struct {
 	// that the reflector does a classic paginated List and then a Watch.
 	// Streaming lists are also off when client-go's WatchListClient feature
 	// gate is (KUBE_FEATURE_WatchListClient=false in the environment), so
-	// that our informers and client-go's make the same requests. Servers
-	// whose storage cannot stream (etcd older than 3.6) need it off.
+	// that our informers and client-go's make the same requests. A server
+	// that refuses streaming lists makes the reflector list at once; one
+	// older than Kubernetes 1.27 ignores the request, and the reflector
+	// lists only after its watch timeout: turn streaming off for those.
 	DisableStreamingList bool
 }
 
