@@ -180,9 +180,7 @@ func TestPopBatchWaits(t *testing.T) {
 		if len(errc) != 0 {
 			t.Fatalf("PopBatch returned %v on an empty FIFO", <-errc)
 		}
-		for _, o := range []op{opAdd("a", 1), opAdd("b", 1)} {
-			o(t, f)
-		}
+		opReplace(th("a", 1), th("b", 1))(t, f) // both ready at once
 		synctest.Wait()
 		if err := <-errc; err != nil {
 			t.Fatalf("PopBatch() = %v", err)

@@ -245,7 +245,11 @@ func (f *DeltaFIFO[T]) newSlotLocked(key string, state slotState) int32 {
 // Requires f.mu held.
 func (f *DeltaFIFO[T]) readyLocked(i int32) {
 	f.ready.Push(i)
-	f.cond.Broadcast()
+	// Pop waits only while the ring is empty, so the push that ends the
+	// emptiness wakes every waiter; later pushes need not.
+	if f.ready.Len() == 1 {
+		f.cond.Broadcast()
+	}
 }
 
 // Close closes the FIFO: Pop and PopBatch return the keys that are ready
