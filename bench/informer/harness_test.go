@@ -7,7 +7,9 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/labels"
 	"k8s.io/apimachinery/pkg/watch"
+	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/typedcache/typedcache/bench/internal/source"
@@ -25,7 +27,8 @@ type harness interface {
 	start()
 	// send sends a Modified event for obj through the source's watch.
 	send(ctx context.Context, obj *corev1.ConfigMap) bool
-	// list lists the whole cache and returns its length.
+	// list lists the whole cache through the implementation's lister, as
+	// a controller would, and returns its length.
 	list() int
 	// stop stops the informer and waits for its goroutines.
 	stop()
@@ -85,6 +88,7 @@ func (h *typedHarness) stop() {
 type clientGoHarness struct {
 	src    *source.ClientGo
 	inf    cache.SharedIndexInformer
+	lister corev1listers.ConfigMapLister
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
@@ -94,6 +98,7 @@ func newClientGo(b *testing.B, n, handlers int, on onEvent) harness {
 	h.inf = cache.NewSharedIndexInformerWithOptions(h.src, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{
 		Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
 	})
+	h.lister = corev1listers.NewConfigMapLister(h.inf.GetIndexer())
 	for i := range handlers {
 		_, err := h.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { on(i, obj.(*corev1.ConfigMap)) },
@@ -118,7 +123,13 @@ func (h *clientGoHarness) send(ctx context.Context, obj *corev1.ConfigMap) bool 
 	return h.src.Send(ctx, watch.Modified, obj)
 }
 
-func (h *clientGoHarness) list() int { return len(h.inf.GetIndexer().List()) }
+func (h *clientGoHarness) list() int {
+	objs, err := h.lister.List(labels.Everything())
+	if err != nil {
+		return -1
+	}
+	return len(objs)
+}
 
 func (h *clientGoHarness) stop() {
 	h.cancel()
