@@ -68,6 +68,15 @@ type Options[T any] struct {
 //
 // A DeltaFIFO is safe for simultaneous use by multiple goroutines. Use New
 // to create one.
+//
+// Costs, from this package's benchmarks and the side-by-side ones against
+// client-go (2-core AMD EPYC, Kubernetes-sized objects keyed with
+// indexer.MetaNamespaceKey): a delta costs about 150 ns from Add or Update
+// to the end of its Pop, and one allocation, the key's (client-go: about
+// 600 ns and 6.5 allocations); Replace of 100,000 objects takes about 35 ms
+// and 15 MB (client-go: 150 ms and 33 MB). A key's slot is kept after its
+// deltas are processed, so that its next delta finds it without changing
+// the index; the slot is reused for another key when no free one is left.
 type DeltaFIFO[T any] struct {
 	keyFunc   indexer.KeyFunc[T]
 	known     KnownObjects[T]
