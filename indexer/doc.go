@@ -48,10 +48,10 @@
 // through an open-addressing table of positions. List, ListKeys, All and
 // Keys walk a snapshot of that array that later writes cannot change: a
 // writer copies a chunk before changing it if a snapshot may still read it.
-// Taking a snapshot costs constant time and normally takes no lock at all
-// (it waits only for a write in progress), so full listings never hold off
-// writers, and a write costs at most two small chunk copies more while
-// listings run. GetByKey, ByIndex and Index hold the read lock while they
+// Each write publishes a snapshot header; taking a snapshot costs constant
+// time and takes no lock (it waits only while a write is under way, and
+// writes run no user code), so full listings never hold off writers, and a
+// write costs at most two small chunk copies more while listings run. GetByKey, ByIndex and Index hold the read lock while they
 // look up their objects, ByIndex and Index for time proportional to the
 // number of matches.
 //

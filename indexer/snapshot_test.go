@@ -211,27 +211,30 @@ func TestAllocations(t *testing.T) {
 	tests := []struct {
 		name string
 		f    func()
+		want float64
 	}{
-		{"GetByKey", func() { x.GetByKey("ns3/o3") }},
-		{"Lister.Get", func() { l.Get("ns3", "o3") }},
-		{"Lister.Namespace.Get", func() { l.Namespace("ns3").Get("o3") }},
+		{"GetByKey", func() { x.GetByKey("ns3/o3") }, 0},
+		{"Lister.Get", func() { l.Get("ns3", "o3") }, 0},
+		{"Lister.Namespace.Get", func() { l.Namespace("ns3").Get("o3") }, 0},
 		{"walking All", func() {
 			for range x.All() {
 			}
-		}},
+		}, 0},
 		{"walking Keys", func() {
 			for range x.Keys() {
 			}
-		}},
+		}, 0},
+		// The one allocation is the snapshot header the write publishes;
+		// index values that did not change cost nothing.
 		{"Put with unchanged index values", func() {
 			if _, _, err := x.Put("ns3/o3", o); err != nil {
 				t.Fatal(err)
 			}
-		}},
+		}, 1},
 	}
 	for _, tt := range tests {
-		if got := testing.AllocsPerRun(100, tt.f); got != 0 {
-			t.Errorf("%s: %v allocations, want 0", tt.name, got)
+		if got := testing.AllocsPerRun(100, tt.f); got != tt.want {
+			t.Errorf("%s: %v allocations, want %v", tt.name, got, tt.want)
 		}
 	}
 }

@@ -63,6 +63,7 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 		x.mu.Lock()
 		x.beginLocked()
 		old, existed = x.t.put(key, h, obj)
+		x.endLocked()
 		x.mu.Unlock()
 		return old, existed, nil
 	}
@@ -89,6 +90,7 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 				}
 				ix.update(key, o, newVals[i])
 			}
+			x.endLocked()
 			x.mu.Unlock()
 			return cur, ok, nil
 		}
@@ -109,6 +111,7 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 		defer x.mu.Unlock()
 		x.beginLocked()
 		old, existed = x.t.delete(key, h)
+		x.endLocked()
 		return old, existed, nil
 	}
 	var oldBuf [inlineIndexes][]string
@@ -128,6 +131,7 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 			for i, ix := range x.indices {
 				ix.update(key, oldVals[i], nil)
 			}
+			x.endLocked()
 			x.mu.Unlock()
 			return cur, true, nil
 		}
@@ -182,6 +186,7 @@ func (x *Indexer[T]) Replace(objs []T) error {
 	}
 	x.t = t
 	x.indices = indices
+	x.endLocked()
 	return nil
 }
 
