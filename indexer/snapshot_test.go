@@ -238,3 +238,60 @@ func TestAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestSnapshotsAreConsistent pins that every walk sees the store at one
+// instant, while a writer updates objects 0..n-1 in order, generation after
+// generation: a walk must see generation g for a prefix of the objects and
+// g-1 for the rest.
+func TestSnapshotsAreConsistent(t *testing.T) {
+	const n, generations, readers = 300, 30, 4
+	x := newTestIndexer()
+	update := func(i, g int) {
+		if err := x.Update(&obj{Namespace: "ns", Name: strconv.Itoa(i), RV: strconv.Itoa(g), Tags: []string{strconv.Itoa(g % 3)}}); err != nil {
+			t.Error(err)
+		}
+	}
+	for i := range n {
+		update(i, 0)
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	for range readers {
+		wg.Go(func() {
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				gens := make([]int, n)
+				seen := 0
+				for _, o := range x.All() {
+					i, _ := strconv.Atoi(o.Name)
+					gens[i], _ = strconv.Atoi(o.RV)
+					seen++
+				}
+				if seen != n {
+					t.Errorf("walk saw %d objects, want %d", seen, n)
+					return
+				}
+				for i := 1; i < n; i++ {
+					if gens[i] > gens[i-1] || gens[0]-gens[i] > 1 {
+						t.Errorf("walk saw generations %v: not one instant", gens)
+						return
+					}
+				}
+			}
+		})
+	}
+	for g := 1; g <= generations; g++ {
+		for i := range n {
+			update(i, g)
+		}
+	}
+	close(done)
+	wg.Wait()
+	if err := x.CheckInvariants(); err != nil {
+		t.Error(err)
+	}
+}
