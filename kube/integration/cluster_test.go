@@ -74,10 +74,13 @@ type roundTripperFunc func(*http.Request) (*http.Response, error)
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
 // client returns a clientset whose configmap list and watch requests n
-// counts (n may be nil).
-func (c *cluster) client(t testing.TB, n *counter) *kubernetes.Clientset {
+// counts (n may be nil), with the given transport wrappers.
+func (c *cluster) client(t testing.TB, n *counter, wrappers ...func(http.RoundTripper) http.RoundTripper) *kubernetes.Clientset {
 	t.Helper()
 	cfg := rest.CopyConfig(c.cfg)
+	for _, w := range wrappers {
+		cfg.Wrap(w)
+	}
 	if n != nil {
 		cfg.Wrap(func(rt http.RoundTripper) http.RoundTripper {
 			return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
@@ -101,6 +104,18 @@ func (c *cluster) client(t testing.TB, n *counter) *kubernetes.Clientset {
 		t.Fatalf("clientset: %v", err)
 	}
 	return cs
+}
+
+// withoutRetryAfter removes the Retry-After header from responses, so that
+// client-go returns the first error instead of retrying.
+func withoutRetryAfter(rt http.RoundTripper) http.RoundTripper {
+	return roundTripperFunc(func(r *http.Request) (*http.Response, error) {
+		resp, err := rt.RoundTrip(r)
+		if resp != nil {
+			resp.Header.Del("Retry-After")
+		}
+		return resp, err
+	})
 }
 
 var nsSeq atomic.Int64

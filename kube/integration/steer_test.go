@@ -11,20 +11,26 @@ import (
 )
 
 // steered wraps the real source to steer the reflector's watches: it can
-// shorten every watch's server-side timeout, end the current watch, and
-// hold the next Watch call and start it from another resource version.
+// shorten every watch's server-side timeout, and end the current watch
+// and hold the next Watch call until the test releases it.
 // Everything the reflector receives still comes from the server.
 type steered struct {
 	reflector.ListerWatcher[*corev1.ConfigMap]
 	timeout time.Duration // if > 0, the timeout every watch asks the server for
 
-	mu      sync.Mutex
-	watches int
-	current reflector.Watch[*corev1.ConfigMap]
-	trap    *trap
+	mu       sync.Mutex
+	watches  int
+	current  reflector.Watch[*corev1.ConfigMap]
+	watching chan struct{} // closed when current is first set
+	trap     *trap
 }
 
-// trap holds the next Watch call until released, then starts it at rv.
+func newSteered(lw reflector.ListerWatcher[*corev1.ConfigMap], timeout time.Duration) *steered {
+	return &steered{ListerWatcher: lw, timeout: timeout, watching: make(chan struct{})}
+}
+
+// trap holds the next Watch call until released, then starts it at rv
+// ("" keeps the reflector's version).
 type trap struct {
 	rv      string
 	held    chan struct{} // closed when a Watch call is held
@@ -44,14 +50,16 @@ func (s *steered) Watch(ctx context.Context, opts reflector.WatchOptions) (refle
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-		opts.ResourceVersion = tr.rv
 	}
-	if s.timeout > 0 && !opts.SendInitialEvents {
+	if s.timeout > 0 {
 		opts.Timeout = s.timeout
 	}
 	w, err := s.ListerWatcher.Watch(ctx, opts)
 	if err == nil {
 		s.mu.Lock()
+		if s.current == nil {
+			close(s.watching)
+		}
 		s.current = w
 		s.mu.Unlock()
 	}
@@ -59,9 +67,10 @@ func (s *steered) Watch(ctx context.Context, opts reflector.WatchOptions) (refle
 }
 
 // interrupt ends the current watch and sets a trap for the next one,
-// which will start at rv once the test closes the trap's release.
-func (s *steered) interrupt(rv string) *trap {
-	tr := &trap{rv: rv, held: make(chan struct{}), release: make(chan struct{})}
+// which starts once the test closes the trap's release.
+func (s *steered) interrupt() *trap {
+	<-s.watching
+	tr := &trap{held: make(chan struct{}), release: make(chan struct{})}
 	s.mu.Lock()
 	s.trap = tr
 	w := s.current
