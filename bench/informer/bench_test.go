@@ -28,12 +28,12 @@ func BenchmarkInformerSync(b *testing.B) {
 	}{{"objects=10k", 10_000}, {"objects=100k", 100_000}} {
 		n := measure.Size(size.n)
 		b.Run(size.name, func(b *testing.B) {
-			impls(b, func(b *testing.B, start func(*testing.B, int, int, onEvent) harness) {
+			impls(b, func(b *testing.B, start starter) {
 				m := measure.PerItem(b, n, "object")
 				for b.Loop() {
 					m.Pause()
 					cs := newCounters(1)
-					h := start(b, n, 1, func(int, *corev1.ConfigMap) { cs[0].count() })
+					h := start(b, setup{objects: n, handlers: 1, on: func(int, *corev1.ConfigMap) { cs[0].count() }})
 					h.prepare()
 					m.Resume()
 					h.start()
@@ -46,7 +46,7 @@ func BenchmarkInformerSync(b *testing.B) {
 
 				cs := newCounters(1)
 				before := measure.LiveHeap()
-				h := start(b, n, 1, func(int, *corev1.ConfigMap) { cs[0].count() })
+				h := start(b, setup{objects: n, handlers: 1, on: func(int, *corev1.ConfigMap) { cs[0].count() }})
 				h.start()
 				waitAll(cs, int64(n))
 				after := measure.LiveHeap()
@@ -86,21 +86,23 @@ func (u *updates) event() *corev1.ConfigMap {
 	return o
 }
 
-// syncedHarness starts an informer over n objects with handlers handlers
-// and waits until they have all been told about every object. Every later
-// notification of handler i goes to on(i, obj).
-func syncedHarness(b *testing.B, start func(*testing.B, int, int, onEvent) harness, n, handlers int, on onEvent) harness {
-	cs := newCounters(handlers)
+// syncedHarness starts the informer s describes and waits until its
+// handlers have all been told about every object. Every later notification
+// of handler i goes to s.on(i, obj).
+func syncedHarness(b *testing.B, start starter, s setup) harness {
+	cs := newCounters(s.handlers)
 	var synced atomic.Bool
-	h := start(b, n, handlers, func(i int, obj *corev1.ConfigMap) {
+	on := s.on
+	s.on = func(i int, obj *corev1.ConfigMap) {
 		if synced.Load() {
 			on(i, obj)
 			return
 		}
 		cs[i].count()
-	})
+	}
+	h := start(b, s)
 	h.start()
-	waitAll(cs, int64(n))
+	waitAll(cs, int64(s.objects))
 	synced.Store(true)
 	return h
 }
@@ -108,17 +110,27 @@ func syncedHarness(b *testing.B, start func(*testing.B, int, int, onEvent) harne
 // BenchmarkInformerEvents sends 1M Modified events over 10k cached objects
 // through the source's watch and waits until every handler has been told
 // about each: events/s, and bytes and allocations per event, all
-// goroutines included.
+// goroutines included. The caches have a namespace index, as informers
+// usually do, except in the index=none variant.
 func BenchmarkInformerEvents(b *testing.B) {
 	const objects = 10_000
 	events := measure.Size(1_000_000)
-	for _, handlers := range []int{1, 4} {
-		b.Run("handlers="+strconv.Itoa(handlers), func(b *testing.B) {
-			impls(b, func(b *testing.B, start func(*testing.B, int, int, onEvent) harness) {
+	for _, tc := range []struct {
+		name     string
+		handlers int
+		noIndex  bool
+	}{
+		{"handlers=1", 1, false},
+		{"handlers=4", 4, false},
+		{"handlers=1,index=none", 1, true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			impls(b, func(b *testing.B, start starter) {
 				ctx := context.Background()
 				ups := newUpdates(objects)
-				cs := newCounters(handlers)
-				h := syncedHarness(b, start, objects, handlers, func(i int, _ *corev1.ConfigMap) { cs[i].count() })
+				cs := newCounters(tc.handlers)
+				h := syncedHarness(b, start, setup{objects: objects, handlers: tc.handlers, noIndex: tc.noIndex,
+					on: func(i int, _ *corev1.ConfigMap) { cs[i].count() }})
 				defer h.stop()
 				var total int64
 				m := measure.PerItem(b, events, "event")
@@ -147,7 +159,7 @@ func BenchmarkInformerLatency(b *testing.B) {
 		perSec int
 	}{{"rate=1k", 1_000}, {"rate=10k", 10_000}, {"rate=100k", 100_000}} {
 		b.Run(rate.name, func(b *testing.B) {
-			impls(b, func(b *testing.B, start func(*testing.B, int, int, onEvent) harness) {
+			impls(b, func(b *testing.B, start starter) {
 				ctx := context.Background()
 				events := measure.Size(rate.perSec)
 				interval := time.Second / time.Duration(rate.perSec)
@@ -159,13 +171,13 @@ func BenchmarkInformerLatency(b *testing.B) {
 				// the handler finds each event's send time through it.
 				var firstRV atomic.Int64
 				cs := newCounters(1)
-				h := syncedHarness(b, start, objects, 1, func(_ int, obj *corev1.ConfigMap) {
+				h := syncedHarness(b, start, setup{objects: objects, handlers: 1, on: func(_ int, obj *corev1.ConfigMap) {
 					now := time.Since(epoch)
 					rv, _ := strconv.Atoi(obj.ResourceVersion)
 					i := rv - int(firstRV.Load())
 					lat.Record(i, now-sentAt[i])
 					cs[0].count()
-				})
+				}})
 				defer h.stop()
 				rv := 10 * objects
 				var total int64
@@ -210,11 +222,11 @@ func BenchmarkInformerWritesWhileListing(b *testing.B) {
 	}
 	for _, listers := range []int{0, 1, 10} {
 		b.Run("listers="+strconv.Itoa(listers), func(b *testing.B) {
-			impls(b, func(b *testing.B, start func(*testing.B, int, int, onEvent) harness) {
+			impls(b, func(b *testing.B, start starter) {
 				ctx := context.Background()
 				ups := newUpdates(objects)
 				cs := newCounters(1)
-				h := syncedHarness(b, start, objects, 1, func(int, *corev1.ConfigMap) { cs[0].count() })
+				h := syncedHarness(b, start, setup{objects: objects, handlers: 1, on: func(int, *corev1.ConfigMap) { cs[0].count() }})
 				defer h.stop()
 
 				var stop atomic.Bool

@@ -37,6 +37,17 @@ type harness interface {
 // onEvent is called by handler h for every object it is told about.
 type onEvent func(h int, obj *corev1.ConfigMap)
 
+// setup describes the informer a harness runs.
+type setup struct {
+	objects  int     // fixture objects in the source
+	handlers int     // handlers registered before Run
+	noIndex  bool    // leave out the namespace index
+	on       onEvent // called by every handler for every add and update
+}
+
+// starter builds a harness of one implementation.
+type starter func(b *testing.B, s setup) harness
+
 type typedHarness struct {
 	b      *testing.B
 	src    *source.Typed
@@ -45,12 +56,15 @@ type typedHarness struct {
 	wg     sync.WaitGroup
 }
 
-func newTyped(b *testing.B, n, handlers int, on onEvent) harness {
-	h := &typedHarness{b: b, src: source.NewTyped(n)}
-	h.inf = informer.New(h.src, informer.Options[*corev1.ConfigMap]{
-		Indexers: indexer.Indexers[*corev1.ConfigMap]{indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*corev1.ConfigMap]},
-	})
-	for i := range handlers {
+func newTyped(b *testing.B, s setup) harness {
+	h := &typedHarness{b: b, src: source.NewTyped(s.objects)}
+	var opts informer.Options[*corev1.ConfigMap]
+	if !s.noIndex {
+		opts.Indexers = indexer.Indexers[*corev1.ConfigMap]{indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*corev1.ConfigMap]}
+	}
+	h.inf = informer.New(h.src, opts)
+	on := s.on
+	for i := range s.handlers {
 		_, err := h.inf.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
 			AddFunc:    func(obj *corev1.ConfigMap, _ bool) { on(i, obj) },
 			UpdateFunc: func(_, obj *corev1.ConfigMap) { on(i, obj) },
@@ -93,13 +107,16 @@ type clientGoHarness struct {
 	wg     sync.WaitGroup
 }
 
-func newClientGo(b *testing.B, n, handlers int, on onEvent) harness {
-	h := &clientGoHarness{src: source.NewClientGo(n)}
-	h.inf = cache.NewSharedIndexInformerWithOptions(h.src, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{
-		Indexers: cache.Indexers{cache.NamespaceIndex: cache.MetaNamespaceIndexFunc},
-	})
+func newClientGo(b *testing.B, s setup) harness {
+	h := &clientGoHarness{src: source.NewClientGo(s.objects)}
+	indexers := cache.Indexers{}
+	if !s.noIndex {
+		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
+	}
+	h.inf = cache.NewSharedIndexInformerWithOptions(h.src, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{Indexers: indexers})
 	h.lister = corev1listers.NewConfigMapLister(h.inf.GetIndexer())
-	for i := range handlers {
+	on := s.on
+	for i := range s.handlers {
 		_, err := h.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
 			AddFunc:    func(obj any) { on(i, obj.(*corev1.ConfigMap)) },
 			UpdateFunc: func(_, obj any) { on(i, obj.(*corev1.ConfigMap)) },
@@ -179,7 +196,7 @@ func waitAll(cs []*counter, total int64) {
 
 // impls runs body for both implementations as the sub-benchmarks
 // impl=typedcache and impl=client-go.
-func impls(b *testing.B, body func(b *testing.B, start func(b *testing.B, n, handlers int, on onEvent) harness)) {
+func impls(b *testing.B, body func(b *testing.B, start starter)) {
 	b.Run("impl=typedcache", func(b *testing.B) { body(b, newTyped) })
 	b.Run("impl=client-go", func(b *testing.B) { body(b, newClientGo) })
 }

@@ -120,6 +120,8 @@ var rows = []row{
 	{"informer", "BenchmarkInformerEvents/handlers=1", "1M watch events over 10k objects, 1 handler", "allocs/event", atMost(1, "≤ 1 alloc")},
 	{"informer", "BenchmarkInformerEvents/handlers=4", "1M watch events over 10k objects, 4 handlers", "events/s", ratioAtLeast(3)},
 	{"informer", "BenchmarkInformerEvents/handlers=4", "1M watch events over 10k objects, 4 handlers", "allocs/event", nil},
+	{"informer", "BenchmarkInformerEvents/handlers=1,index=none", "1M watch events, 1 handler, no index", "events/s", nil},
+	{"informer", "BenchmarkInformerEvents/handlers=1,index=none", "1M watch events, 1 handler, no index", "allocs/event", nil},
 	{"informer", "BenchmarkInformerLatency/rate=1k", "send-to-handler latency at 1k events/s", "p50-ns", nil},
 	{"informer", "BenchmarkInformerLatency/rate=1k", "send-to-handler latency at 1k events/s", "p99-ns", nil},
 	{"informer", "BenchmarkInformerLatency/rate=10k", "send-to-handler latency at 10k events/s", "p50-ns", nil},
