@@ -107,3 +107,27 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 	}
 	return nil
 }
+
+// SetKeepSlots sets the number of slots f keeps when a popper finds it
+// empty (1024 by default), so that tests can make it release its slots
+// often.
+func (f *DeltaFIFO[T]) SetKeepSlots(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.keepSlots = n
+}
+
+// Slots returns the number of slots f holds, in any state.
+func (f *DeltaFIFO[T]) Slots() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return int(f.slots.len()) - 1
+}
+
+// KeepsWakeup reports whether f keeps a context registration for its next
+// waiting popper.
+func (f *DeltaFIFO[T]) KeepsWakeup() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.wake != nil
+}

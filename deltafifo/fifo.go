@@ -111,6 +111,12 @@ type DeltaFIFO[T any] struct {
 	closed      bool
 
 	batches []*batch[T] // reusable PopBatch buffers
+	// wake is the registration that woke the last popper waiting with a
+	// context, kept for its next wait; nil if none, and after Close.
+	wake *wakeup
+	// keepSlots is the number of slots kept when a popper finds the FIFO
+	// empty; more are released (see releaseLocked).
+	keepSlots int
 }
 
 // New returns an empty DeltaFIFO that keys objects with keyFunc, typically
@@ -125,6 +131,7 @@ func New[T any](keyFunc indexer.KeyFunc[T], opts Options[T]) *DeltaFIFO[T] {
 		transform: opts.Transform,
 		listType:  Replaced,
 		index:     make(map[string]int32),
+		keepSlots: defaultKeepSlots,
 	}
 	if opts.SyncOnReplace {
 		f.listType = Sync
@@ -269,6 +276,7 @@ func (f *DeltaFIFO[T]) Close() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.closed = true
+	f.dropWakeupLocked()
 	f.cond.Broadcast()
 }
 

@@ -49,10 +49,14 @@ func newHarness(t *testing.T, opts byte) *harness {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // guards against a hang only
 	t.Cleanup(cancel)
+	f := deltafifo.New(thingKey, o)
+	if opts&8 != 0 {
+		f.SetKeepSlots(0) // release the slots whenever a popper finds the FIFO empty
+	}
 	return &harness{
 		t:     t,
 		ctx:   ctx,
-		f:     deltafifo.New(thingKey, o),
+		f:     f,
 		m:     newModel(mk, o.SyncOnReplace, o.Transform != nil),
 		cache: cache,
 	}
@@ -169,7 +173,16 @@ func (h *harness) step(op, arg byte) {
 		}
 		if len(h.m.order) == 0 {
 			if !h.m.closed {
-				return // would block
+				// Would block: pop with a done context instead, which
+				// takes nothing but lets an empty FIFO release its slots.
+				ctx, cancel := context.WithCancel(h.ctx)
+				cancel()
+				err := h.f.Pop(ctx, func(string, deltafifo.Deltas[thing], bool) error {
+					h.t.Fatal("processor called with a done context")
+					return nil
+				})
+				h.checkErr("Pop with a done context", context.Canceled, err)
+				return
 			}
 			err := h.f.Pop(h.ctx, func(string, deltafifo.Deltas[thing], bool) error {
 				h.t.Fatal("processor called on a closed FIFO with nothing ready")
@@ -233,6 +246,7 @@ func FuzzDeltaFIFO(f *testing.F) {
 	f.Add([]byte{5, 0, 0, 0, 1, 0, 2, 6, 3, 1, 0, 2, 3, 0, 4, 0, 8, 1, 7, 0})
 	f.Add([]byte{7, 0, 0, 3, 0x03, 0, 1, 5, 0, 2, 1, 3, 0, 9, 0, 7, 0, 5, 0})
 	f.Add([]byte{1, 3, 0x60, 0, 0x81, 3, 0x01, 4, 0, 6, 2, 7, 1})
+	f.Add([]byte{9, 3, 0x1f, 6, 3, 5, 0, 7, 0, 5, 0, 3, 0x03, 0, 1, 5, 0, 8, 0, 2, 1, 7, 0, 5, 0, 4, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return

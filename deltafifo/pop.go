@@ -117,42 +117,6 @@ func (f *DeltaFIFO[T]) batchLocked() *batch[T] {
 	return new(batch[T])
 }
 
-// waitLocked waits until a key is ready. It returns ctx.Err() if ctx is
-// done, and ErrClosed if the FIFO is closed with no key ready. Requires
-// f.mu held; f.mu is released while waiting.
-func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
-	var stop func() bool
-	for {
-		if err := ctx.Err(); err != nil {
-			if stop != nil {
-				stop()
-			}
-			return err
-		}
-		if f.ready.Len() > 0 {
-			break
-		}
-		if f.closed {
-			if stop != nil {
-				stop()
-			}
-			return ErrClosed
-		}
-		if stop == nil {
-			stop = context.AfterFunc(ctx, func() {
-				f.mu.Lock()
-				defer f.mu.Unlock()
-				f.cond.Broadcast()
-			})
-		}
-		f.cond.Wait()
-	}
-	if stop != nil {
-		stop()
-	}
-	return nil
-}
-
 // takeLocked removes the next ready slot and marks it in flight. Requires
 // f.mu held and a ready slot.
 func (f *DeltaFIFO[T]) takeLocked() int32 {
