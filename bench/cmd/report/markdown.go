@@ -61,6 +61,7 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 	area := ""
 	for _, o := range outs {
 		if o.area != area {
+			writeNotes(&b, area)
 			area = o.area
 			fmt.Fprintf(&b, "\n## %s\n\n", area)
 			b.WriteString("| workload | unit | client-go | typedcache | ratio | target | met | noise |\n")
@@ -69,12 +70,24 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			o.what, o.unit, cell(o, o.cg), cell(o, o.tc), ratioCell(o), targetCell(o), metCell(o), noiseCell(o))
 	}
+	writeNotes(&b, area)
 	if extra := unlisted(res); len(extra) > 0 {
 		slices.Sort(extra)
 		b.WriteString("\nBenchmarks measured but not in the tables: " + strings.Join(extra, ", ") + ".\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeNotes writes the notes of area, if any, after its table.
+func writeNotes(b *strings.Builder, area string) {
+	if len(notes[area]) == 0 {
+		return
+	}
+	b.WriteString("\n")
+	for _, n := range notes[area] {
+		fmt.Fprintf(b, "- %s\n", n)
+	}
 }
 
 func orUnknown(s string) string {
