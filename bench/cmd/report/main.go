@@ -88,6 +88,7 @@ func run(quick bool, count int, benchtime, filter, out, from string) error {
 		}
 	} else {
 		raw, benchErr = runBenchmarks(quick, count, benchtime, filter)
+		raw = append([]byte(info.header()), raw...)
 		if err := os.WriteFile(filepath.Join(out, rawName), raw, 0o644); err != nil {
 			return err
 		}
@@ -96,6 +97,7 @@ func run(quick bool, count int, benchtime, filter, out, from string) error {
 	if err != nil {
 		return err
 	}
+	info.restore(res.config) // a saved run keeps its own date, commit and mode
 	outs := evaluate(res)
 	if err := writeFile(filepath.Join(out, markdownName), func(w io.Writer) error { return writeMarkdown(w, info, res, outs) }); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -19,6 +20,56 @@ type runInfo struct {
 	command   string
 	svgName   string
 	rawName   string
+}
+
+// Keys of the configuration lines the report adds to the raw output, in
+// the benchmark format's "key: value" form (benchstat shows them).
+const (
+	keyDate   = "report-date"
+	keyCommit = "report-commit"
+	keyGo     = "report-go"
+	keyCPUs   = "report-cpus"
+	keyMode   = "report-mode"
+	keyCount  = "report-count"
+)
+
+// header returns the configuration lines that describe the run, so that
+// a report redrawn from the raw output (-from) states the run's facts.
+func (info runInfo) header() string {
+	mode := "full"
+	if info.quick {
+		mode = "quick"
+	}
+	return fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n%s: %d\n%s: %s\n%s: %d\n",
+		keyDate, info.date, keyCommit, info.commit, keyGo, info.goVersion,
+		keyCPUs, info.cpus, keyMode, mode, keyCount, info.count)
+}
+
+// restore takes the run's facts from the configuration lines of its raw
+// output, where present.
+func (info *runInfo) restore(config map[string]string) {
+	if v, ok := config[keyDate]; ok {
+		info.date = v
+	}
+	if v, ok := config[keyCommit]; ok {
+		info.commit = v
+	}
+	if v, ok := config[keyGo]; ok {
+		info.goVersion = v
+	}
+	if v, err := strconv.Atoi(config[keyCPUs]); err == nil {
+		info.cpus = v
+	}
+	if v, ok := config[keyMode]; ok {
+		info.quick = v == "quick"
+		info.command = "go run ./cmd/report"
+		if info.quick {
+			info.command += " -quick"
+		}
+	}
+	if v, err := strconv.Atoi(config[keyCount]); err == nil {
+		info.count = v
+	}
 }
 
 // writeMarkdown writes RESULTS.md for the outcomes of one run.

@@ -22,12 +22,13 @@ type results struct {
 	cpu     string
 	goos    string
 	goarch  string
+	config  map[string]string // the report's own "report-*: value" lines
 	samples map[string]map[string]map[string][]float64
 }
 
 // parse reads the output of go test -bench.
 func parse(r io.Reader) (*results, error) {
-	res := &results{samples: make(map[string]map[string]map[string][]float64)}
+	res := &results{config: make(map[string]string), samples: make(map[string]map[string]map[string][]float64)}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -41,6 +42,10 @@ func parse(r io.Reader) (*results, error) {
 			res.goarch = strings.TrimPrefix(line, "goarch: ")
 		case strings.HasPrefix(line, "Benchmark"):
 			res.addLine(line)
+		case strings.HasPrefix(line, "report-"):
+			if k, v, ok := strings.Cut(line, ": "); ok {
+				res.config[k] = v
+			}
 		}
 	}
 	return res, sc.Err()

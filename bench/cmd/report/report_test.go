@@ -91,7 +91,7 @@ func TestParseAndEvaluate(t *testing.T) {
 		"Machine: Test CPU, linux/amd64, 2 CPUs; go1.26.",
 		"4 producers × 4 consumers, 1M items (items/s): target ≥ 2x, got typedcache 1000 vs client-go 4000 (ratio 0.25×)",
 		"| 4 producers × 4 consumers, 1M items | items/s | 4000 | 1000 | 0.25× | ≥ 2x | **no** |  |", // one run: no noise figure
-		"- AddAfter lateness is measured at Get", // the queue's note, after its table
+		"- AddAfter lateness is measured at Get",                                                     // the queue's note, after its table
 		"| Add/Get/Done, 1000 distinct keys | ns/item | 180 | 70.0 | 2.57× | ≥ 1.5x | yes | ±14% |",
 	} {
 		if !strings.Contains(md.String(), want) {
@@ -121,5 +121,18 @@ func TestFormat(t *testing.T) {
 	}
 	if got := formatRatio(math.Inf(1)); got != "∞" {
 		t.Errorf("formatRatio(+Inf) = %q; want ∞", got)
+	}
+}
+
+func TestHeaderRoundTrip(t *testing.T) {
+	want := runInfo{date: "2026-01-02 03:04 UTC", commit: "abc123", goVersion: "go1.26.8", cpus: 2, quick: true, count: 1, command: "go run ./cmd/report -quick"}
+	res, err := parse(strings.NewReader(want.header() + sample))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := runInfo{date: "now", commit: "other", goVersion: "go0", cpus: 64, count: 5, command: "go run ./cmd/report"}
+	got.restore(res.config)
+	if got != want {
+		t.Errorf("restore(parse(header)) = %+v; want %+v", got, want)
 	}
 }
