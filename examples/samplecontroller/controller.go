@@ -58,7 +58,11 @@ func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *mems
 	c := &Controller{
 		foos:   foos,
 		bars:   bars,
-		fooInf: informer.ForWithOptions(f, foos, informer.Options[*Foo]{Reflector: quickRetries}),
+		// A resync re-delivers every Foo each second, so that a child created and
+		// deleted while the Bar watch was down (a relist cannot show what came
+		// and went in between) is noticed. A real controller resyncs every few
+		// minutes; this demo disturbs the world far more often.
+		fooInf: informer.ForWithOptions(f, foos, informer.Options[*Foo]{ResyncPeriod: time.Second, Reflector: quickRetries}),
 		barInf: informer.ForWithOptions(f, bars, informer.Options[*Bar]{
 			Indexers:  indexer.Indexers[*Bar]{ownerIndex: barOwnerKey},
 			Reflector: quickRetries,
