@@ -63,7 +63,11 @@
 // ready, when the FIFO is closed, or when their context is done (through
 // context.AfterFunc). A done context makes them return ctx.Err() without
 // taking anything. After Close they still return the keys that are ready,
-// then ErrClosed.
+// then ErrClosed. The FIFO registers with a waiting popper's context once
+// and keeps the registration for the next wait with the same context, so
+// that waiting allocates nothing, until the context is done or the FIFO is
+// closed: Close a FIFO that is abandoned while its consumer's context lives
+// on, or the context keeps it reachable.
 //
 // The key function and the transform run without the lock. KnownObjects is
 // consulted with the lock held, so that Delete, Replace and Resync see the

@@ -77,6 +77,11 @@ type Options[T any] struct {
 // and 15 MB (client-go: 150 ms and 33 MB). A key's slot is kept after its
 // deltas are processed, so that its next delta finds it without changing
 // the index; the slot is reused for another key when no free one is left.
+// When a Pop or PopBatch finds nothing ready and nothing being processed in
+// a FIFO that has grown past 1024 slots, as after its first list, it
+// releases the slots, the index and the delta buffers: drained after a
+// list of 100,000 objects, a FIFO keeps under 1 byte per object, down from
+// 129. A Pop that waits allocates nothing.
 type DeltaFIFO[T any] struct {
 	keyFunc   indexer.KeyFunc[T]
 	known     KnownObjects[T]
