@@ -16,8 +16,10 @@
 // so lists are paginated as client-go's are. A list at resource version ""
 // reads the latest state, at "0" any state the server's cache has, and at
 // any other version a state not older than it (resourceVersionMatch
-// NotOlderThan, also for paginated lists). The items are pointers into the
-// decoded list's Items slice: no object is copied.
+// NotOlderThan, also for paginated lists). Each item is moved out of the
+// decoded list into its own allocation, a shallow copy that shares the
+// item's maps, slices and strings, so that no page of a list stays in
+// memory because one of its objects is still cached.
 //
 // Watches. Watch passes the version, the timeout (rounded up to whole
 // seconds) and the bookmark request through. With SendInitialEvents it asks
@@ -54,8 +56,8 @@
 //   - Typed: the source yields T and checks every watch event's type;
 //     client-go's reflector drops an event of the wrong type with a log
 //     line, here it is an Error event the reflector reports.
-//   - List items are not copied out of the list (client-go's
-//     meta.ExtractList does the same; ExtractListWithAlloc copies).
+//   - List items are moved out of the list as client-go's reflector does
+//     (meta.ExtractListWithAlloc), found by reflection once per source.
 //   - Streaming lists are a declared capability, on by default as in
 //     client-go; a server that refuses them makes the reflector list
 //     instead, and Options.DisableStreamingList avoids asking servers

@@ -78,10 +78,9 @@ type ListerWatcher[T Object, L ListObject] struct {
 //	pods := kube.Source[*corev1.Pod](clientset.CoreV1().Pods(namespace))
 //
 // The list type L is inferred from the client; its Items must be values of
-// the type T points to (corev1.PodList holds []corev1.Pod), so that list
-// items reach the cache as pointers into the decoded list, without copies.
-// Source panics if they are not: that is a programming error, detected
-// before anything is listed.
+// the type T points to (corev1.PodList holds []corev1.Pod). Source panics
+// if they are not: that is a programming error, detected before anything
+// is listed.
 func Source[T Object, L ListObject](client Client[L]) *ListerWatcher[T, L] {
 	return SourceWithOptions[T](client, Options{})
 }
@@ -114,7 +113,9 @@ func (s *ListerWatcher[T, L]) Capabilities() reflector.Capabilities { return s.c
 
 // List lists the objects, one page of at most opts.Limit items if it is set.
 // A ResourceVersion other than "" and "0" asks for a state not older than
-// it. The items point into the decoded list: nothing is copied.
+// it. Each item is moved out of the decoded list into its own allocation
+// (a shallow copy: its maps, slices and strings are not duplicated), so
+// that the list's array can be freed.
 func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptions) (reflector.ListResult[T], error) {
 	lo := s.selectors()
 	lo.Limit = opts.Limit

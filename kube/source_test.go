@@ -69,11 +69,12 @@ func TestListOptions(t *testing.T) {
 	}
 }
 
-func TestListItemsPointIntoTheList(t *testing.T) {
+func TestListItemsAreMovedOutOfTheList(t *testing.T) {
 	list := &corev1.PodList{
 		ListMeta: metav1.ListMeta{ResourceVersion: "10", Continue: "next"},
 		Items:    []corev1.Pod{pod("a", "3"), pod("b", "9")},
 	}
+	list.Items[0].Labels = map[string]string{"app": "web"}
 	lw := kube.Source[*corev1.Pod](&fakeClient[*corev1.PodList]{list: list})
 	got, err := lw.List(context.Background(), reflector.ListOptions{Limit: 2})
 	if err != nil {
@@ -88,9 +89,14 @@ func TestListItemsPointIntoTheList(t *testing.T) {
 		t.Errorf("List() mismatch (-want +got):\n%s", diff)
 	}
 	for i, p := range got.Items {
-		if p != &list.Items[i] {
-			t.Errorf("List().Items[%d] is a copy, want &list.Items[%d]", i, i)
+		if p == &list.Items[i] {
+			t.Errorf("List().Items[%d] points into the list's array, want its own allocation", i)
 		}
+	}
+	// The copy is shallow: maps are shared, not duplicated.
+	got.Items[0].Labels["shared"] = "yes"
+	if list.Items[0].Labels["shared"] != "yes" {
+		t.Error("List().Items[0].Labels is a deep copy, want the decoded map")
 	}
 }
 
@@ -100,7 +106,7 @@ func TestListDynamicAndMetadataClients(t *testing.T) {
 	u.SetResourceVersion("5")
 	ulw := kube.Source[*unstructured.Unstructured](&fakeClient[*unstructured.UnstructuredList]{list: u})
 	ugot, err := ulw.List(context.Background(), reflector.ListOptions{})
-	if err != nil || len(ugot.Items) != 1 || ugot.Items[0] != &u.Items[0] || ugot.ResourceVersion != "5" {
+	if err != nil || len(ugot.Items) != 1 || ugot.Items[0].GetName() != "u" || ugot.ResourceVersion != "5" {
 		t.Errorf("List(unstructured) = %+v, %v; want the list's one item and version 5", ugot, err)
 	}
 
@@ -110,7 +116,7 @@ func TestListDynamicAndMetadataClients(t *testing.T) {
 	}
 	mlw := kube.Source[*metav1.PartialObjectMetadata](&fakeClient[*metav1.PartialObjectMetadataList]{list: m})
 	mgot, err := mlw.List(context.Background(), reflector.ListOptions{})
-	if err != nil || len(mgot.Items) != 1 || mgot.Items[0] != &m.Items[0] || mgot.ResourceVersion != "6" {
+	if err != nil || len(mgot.Items) != 1 || mgot.Items[0].Name != "m" || mgot.ResourceVersion != "6" {
 		t.Errorf("List(metadata) = %+v, %v; want the list's one item and version 6", mgot, err)
 	}
 }

@@ -10,12 +10,26 @@
 package integration
 
 import (
+	"flag"
+	"io"
+	"os"
 	"testing"
 
 	"go.uber.org/goleak"
+	"k8s.io/klog/v2"
 )
 
 func TestMain(m *testing.M) {
+	// client-go logs through klog. The tests check what matters through
+	// handlers and error hooks, so its log (including the error it prints
+	// each time mode.use replaces a feature gate) is dropped unless
+	// TYPEDCACHE_KLOG is set.
+	if os.Getenv("TYPEDCACHE_KLOG") == "" {
+		klog.InitFlags(nil)
+		_ = flag.Set("logtostderr", "false")
+		_ = flag.Set("stderrthreshold", "FATAL")
+		klog.SetOutput(io.Discard)
+	}
 	goleak.VerifyTestMain(m,
 		// client-go's shared HTTP transports keep idle connections, and
 		// klog its flush daemon, for the life of the process.
