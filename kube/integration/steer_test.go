@@ -29,10 +29,8 @@ func newSteered(lw reflector.ListerWatcher[*corev1.ConfigMap], timeout time.Dura
 	return &steered{ListerWatcher: lw, timeout: timeout, watching: make(chan struct{})}
 }
 
-// trap holds the next Watch call until released, then starts it at rv
-// ("" keeps the reflector's version).
+// trap holds the next Watch call until released.
 type trap struct {
-	rv      string
 	held    chan struct{} // closed when a Watch call is held
 	release chan struct{} // closed by the test
 }
