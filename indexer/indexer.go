@@ -18,9 +18,11 @@ import (
 // in 100 namespaces with the namespace index: the Indexer holds 121 bytes
 // per object besides the object itself (client-go 138); GetByKey takes
 // a third of the CPU time and does not allocate; Put and Update allocate
-// what the KeyFunc and IndexFuncs allocate and one 48-byte snapshot header;
-// List allocates only its result, half the size of client-go's; All and
-// Keys allocate nothing; listings never hold off writers.
+// only what the KeyFunc and IndexFuncs allocate (and a 48-byte snapshot
+// header when a listing ran since the previous write); List allocates only
+// its result, half the size of client-go's; All and Keys allocate nothing;
+// listings never hold off writers, which run about 50 times as fast as
+// client-go's while ten goroutines list 10,000 objects without pause.
 type Indexer[T any] struct {
 	keyFunc KeyFunc[T]
 	seed    maphash.Seed // hashes keys for the position table

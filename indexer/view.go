@@ -15,7 +15,10 @@ import (
 // sequentially consistent atomics, so at least one of them sees the other's
 // flag: either the writer learns that the view is in use and copies every
 // chunk it changes (a new epoch), or the reader learns that a write is
-// under way and waits for the view that write publishes.
+// under way and waits for the view that write publishes. A view no reader
+// took is reused by the next write, so writes with no reader around
+// allocate nothing; a reader that finds it retired reads its fields only
+// after the write has republished it.
 type view[T any] struct {
 	snapshot[T]
 	taken   atomic.Bool // a reader may be walking the view
@@ -49,7 +52,14 @@ func (x *Indexer[T]) beginLocked() {
 	x.t.begin(v.taken.Load())
 }
 
-// endLocked publishes the table as the write left it.
+// endLocked publishes the table as the write left it: in the retired view
+// itself if no reader took it, in a new one otherwise.
 func (x *Indexer[T]) endLocked() {
-	x.view.Store(&view[T]{snapshot: x.t.snapshot()})
+	v := x.view.Load()
+	if v.taken.Load() {
+		x.view.Store(&view[T]{snapshot: x.t.snapshot()})
+		return
+	}
+	v.snapshot = x.t.snapshot()
+	v.retired.Store(false)
 }
