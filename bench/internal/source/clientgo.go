@@ -47,6 +47,18 @@ func (s *ClientGo) Prepare() {
 	s.mu.Unlock()
 }
 
+// PrepareItems makes items, at resource version rv, the answer of the next
+// List.
+func (s *ClientGo) PrepareItems(items []*corev1.ConfigMap, rv string) {
+	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: rv}, Items: make([]corev1.ConfigMap, len(items))}
+	for i, o := range items {
+		list.Items[i] = *o
+	}
+	s.mu.Lock()
+	s.prepared = list
+	s.mu.Unlock()
+}
+
 func clientGoList(n int) *corev1.ConfigMapList {
 	list := &corev1.ConfigMapList{
 		ListMeta: metav1.ListMeta{ResourceVersion: strconv.Itoa(n)},

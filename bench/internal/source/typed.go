@@ -19,6 +19,7 @@ type Typed struct {
 
 	mu       sync.Mutex
 	prepared []*corev1.ConfigMap
+	rv       string // of prepared; "" means n
 }
 
 var _ reflector.ListerWatcher[*corev1.ConfigMap] = (*Typed)(nil)
@@ -39,17 +40,28 @@ func (s *Typed) Prepare() {
 	s.mu.Unlock()
 }
 
+// PrepareItems makes items, at resource version rv, the answer of the next
+// List.
+func (s *Typed) PrepareItems(items []*corev1.ConfigMap, rv string) {
+	s.mu.Lock()
+	s.prepared, s.rv = items, rv
+	s.mu.Unlock()
+}
+
 // List hands out the prepared items and forgets them, so that the source
 // never keeps objects alive that only the cache should hold.
 func (s *Typed) List(context.Context, reflector.ListOptions) (reflector.ListResult[*corev1.ConfigMap], error) {
 	s.mu.Lock()
-	items := s.prepared
-	s.prepared = nil
+	items, rv := s.prepared, s.rv
+	s.prepared, s.rv = nil, ""
 	s.mu.Unlock()
 	if items == nil {
 		items = fixture.Set(s.n)
 	}
-	return reflector.ListResult[*corev1.ConfigMap]{Items: items, ResourceVersion: strconv.Itoa(s.n)}, nil
+	if rv == "" {
+		rv = strconv.Itoa(s.n)
+	}
+	return reflector.ListResult[*corev1.ConfigMap]{Items: items, ResourceVersion: rv}, nil
 }
 
 // Watch opens a watch that streams what Send sends.
