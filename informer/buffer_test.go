@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/typedcache/typedcache/informer"
@@ -172,6 +173,59 @@ func TestHandlerRemovesItselfWhileBlocking(t *testing.T) {
 		}
 		if diff := cmp.Diff(map[string]int{"ns/a": 10}, other.values()); diff != "" {
 			t.Errorf("other handler view mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// Adding a handler after Run does not wait for a handler whose full Block
+// buffer holds up the informer: the informer waits for room without
+// holding the lock registrations need. The late handler receives the
+// cache as it was at that instant, then every later change.
+func TestAddHandlerWhileBlockedOnFullBuffer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t, memsource.Options[*obj]{})
+		for i := range 5 {
+			create(t, src, fmt.Sprint(i), 0)
+		}
+		inf := informer.New(src, quiet(t))
+		slow := mustAdd(t, inf, informer.HandlerFuncs[*obj]{AddFunc: func(*obj, bool) {
+			time.Sleep(time.Second)
+		}}, informer.HandlerOptions{Buffer: informer.BufferOptions{Size: 1, Overflow: informer.Block}})
+		start(t, inf)
+		time.Sleep(10 * time.Millisecond)
+		if s := slow.Stats(); s.BlockedPushes == 0 {
+			t.Fatalf("Stats() = %+v, want the informer blocked on the slow handler", s)
+		}
+
+		start := time.Now()
+		late := newRecorder()
+		reg := mustAdd(t, inf, late, informer.HandlerOptions{})
+		if d := time.Since(start); d != 0 {
+			t.Errorf("AddEventHandler took %v while the informer waited for a full buffer, want no wait", d)
+		}
+		other := newRecorder()
+		otherReg := mustAdd(t, inf, other, informer.HandlerOptions{})
+		if err := inf.RemoveEventHandler(otherReg); err != nil {
+			t.Errorf("RemoveEventHandler() = %v", err)
+		}
+		create(t, src, "new", 1)
+		update(t, src, "0", 2)
+		if err := informer.WaitForCacheSync(t.Context(), slow, reg); err != nil {
+			t.Fatalf("WaitForCacheSync() = %v", err)
+		}
+		// The slow handler takes a second per add.
+		time.Sleep(time.Minute)
+		synctest.Wait()
+
+		want := valuesOf(slices.Values(inf.Cache().List()))
+		if len(want) != 6 {
+			t.Errorf("cache holds %d objects, want 6", len(want))
+		}
+		if diff := cmp.Diff(want, late.values()); diff != "" {
+			t.Errorf("late handler view mismatch (-cache +handler):\n%s", diff)
+		}
+		if len(late.problems) > 0 {
+			t.Errorf("late handler saw inconsistent notifications:\n%s", join(late.problems))
 		}
 	})
 }

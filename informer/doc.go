@@ -56,10 +56,25 @@
 // its depth is visible in Registration.Stats. BufferOptions bound it, with
 // a stated policy when it is full: Block (the informer waits for the
 // handler) or Coalesce (pending notifications for one key merge into one,
-// so that memory is bounded by the number of keys). A handler that panics
-// loses that one notification: the panic is recovered and reported to
-// Options.ErrorHandler as a *PanicError, and the next notification is
-// delivered at once.
+// so that memory is bounded by the number of keys).
+//
+// Block is back-pressure on the whole informer. The processing goroutine
+// applies a batch of deltas to the cache, then hands its notifications
+// to each handler's buffer in turn; at a full Block buffer it waits until
+// that handler has finished with one of its pending notifications, and
+// counts the wait in HandlerStats.BlockedPushes. Meanwhile the cache
+// holds the whole batch, the handlers before the full one have it in
+// their buffers, those after it do not yet, and no later batch is
+// applied: the reflector goes on queueing the source's changes in the
+// DeltaFIFO, whose memory grows instead. Nothing else waits: the cache
+// and listers are read as usual, the other handlers work through their
+// buffers, a handler added meanwhile receives the replay of the cache at
+// once (the batch included) and then the later changes, and removing the
+// full handler's registration or stopping the informer ends the wait.
+//
+// A handler that panics loses that one notification: the panic is
+// recovered and reported to Options.ErrorHandler as a *PanicError, and
+// the next notification is delivered at once.
 //
 // A Factory holds one informer per object type, shared by all the
 // controllers of a program (For, ForWithOptions), starts them together

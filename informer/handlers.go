@@ -25,7 +25,7 @@ func (inf *Informer[T]) AddEventHandlerWithOptions(h Handler[T], opts HandlerOpt
 	}
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
-	if inf.stopped || inf.stopping.Load() {
+	if inf.stopped {
 		return nil, ErrStopped
 	}
 	inf.sequence++

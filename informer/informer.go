@@ -50,19 +50,20 @@ type Informer[T indexer.Object] struct {
 
 	// stoppedCh is closed when the informer stops.
 	stoppedCh chan struct{}
-	// stopping is set as the informer begins to stop.
-	stopping atomic.Bool
 
 	// deltaMu is held while a batch of deltas is applied to the cache and
-	// handed to the listeners, and while a handler added after Run
-	// receives the replay of the cache: the replay and the stream of
-	// notifications that follows it never overlap or leave a gap.
+	// the listeners to notify are read, and while a handler added after
+	// Run is pushed the replay of the cache and joins the listeners: the
+	// replay and the stream of notifications that follows it never
+	// overlap or leave a gap. It is never held while waiting for a
+	// handler: the notifications of a batch are pushed after it is
+	// released.
 	deltaMu sync.Mutex
 	// listeners is the current set of listeners, replaced (copy on write)
 	// under mu, and under deltaMu too for additions after Run started.
 	listeners atomic.Pointer[[]*listener[T]]
 	// scratch is the processing goroutine's reusable notification buffer;
-	// guarded by deltaMu.
+	// only that goroutine uses it.
 	scratch []notification[T]
 	// isSynced mirrors synced being closed; set under deltaMu.
 	isSynced atomic.Bool

@@ -77,9 +77,10 @@ type Overflow uint8
 
 const (
 	// Block makes the informer wait until the handler has taken
-	// notifications out of its buffer. A slow handler then slows the
-	// cache and every other handler of the informer: choose it only when
-	// memory matters more than latency.
+	// notifications out of its buffer. A slow handler then holds up the
+	// cache and every other handler of the informer (the package
+	// documentation details what waits and what does not): choose it
+	// only when memory matters more than latency.
 	Block Overflow = iota
 	// Coalesce makes a full buffer merge each new notification with the
 	// one still pending for the same key, so that the handler skips

@@ -59,15 +59,9 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	return nil
 }
 
-// stop stops every listener and refuses new handlers. It is idempotent.
-// It stops the listeners it can see before taking mu, so that a
-// processing goroutine blocked on a full buffer (perhaps holding up a
-// caller of AddEventHandler that holds mu) is released first.
+// stop stops every listener, releasing a processing goroutine blocked on
+// a full buffer, and refuses new handlers. It is idempotent.
 func (inf *Informer[T]) stop() {
-	inf.stopping.Store(true)
-	for _, l := range *inf.listeners.Load() {
-		l.stop()
-	}
 	inf.mu.Lock()
 	if !inf.stopped {
 		inf.stopped = true
@@ -94,9 +88,14 @@ func (inf *Informer[T]) process(ctx context.Context) {
 // apply applies one batch to the cache and hands its notifications to
 // every listener. A delta the cache refuses (an index function failed) is
 // reported and skipped, with no notification.
+//
+// The batch is applied, and the set of listeners it goes to is read,
+// under deltaMu; the pushes happen after deltaMu is released, since a full
+// Block buffer can make them wait for a handler. A handler added
+// meanwhile is not in that set: its replay, pushed under deltaMu, already
+// holds the batch, and the next batch reaches it after the replay.
 func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
 	inf.deltaMu.Lock()
-	defer inf.deltaMu.Unlock()
 	ns := inf.scratch[:0]
 	for i := range items {
 		it := &items[i]
@@ -107,8 +106,10 @@ func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
 			}
 		}
 	}
+	ls := *inf.listeners.Load()
+	inf.deltaMu.Unlock()
 	if len(ns) > 0 {
-		for _, l := range *inf.listeners.Load() {
+		for _, l := range ls {
 			l.push(ns, false)
 		}
 	}
