@@ -98,7 +98,6 @@ func TestForcedExpiry(t *testing.T) {
 				t.Fatal(err)
 			}
 			syncRequests := o.reqs.lists.Load() + o.reqs.streams.Load()
-			old := o.inf.LastSyncResourceVersion()
 
 			tr := s.interrupt()
 			<-tr.held // the reflector is re-watching; nothing reaches it now
@@ -109,14 +108,14 @@ func TestForcedExpiry(t *testing.T) {
 
 			// The adapter reports the server's answer as an expiry.
 			lw := kube.Source[*corev1.ConfigMap](c.client(t, nil).CoreV1().ConfigMaps(ns))
-			w, err := lw.Watch(context.Background(), reflector.WatchOptions{ResourceVersion: old})
+			w, err := lw.Watch(context.Background(), reflector.WatchOptions{ResourceVersion: tr.from})
 			if err == nil {
 				ev := <-w.Events()
 				w.Stop()
 				err = ev.Err
 			}
 			if !errors.Is(err, reflector.ErrExpired) || !(apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) {
-				t.Errorf("watch from version %s after the restart: %v, want a 410 wrapping reflector.ErrExpired", old, err)
+				t.Errorf("watch from version %q after the restart: %v, want a 410 wrapping reflector.ErrExpired", tr.from, err)
 			}
 
 			start := time.Now()

@@ -31,6 +31,7 @@ func newSteered(lw reflector.ListerWatcher[*corev1.ConfigMap], timeout time.Dura
 
 // trap holds the next Watch call until released.
 type trap struct {
+	from    string        // the version the held call watches from; set before held is closed
 	held    chan struct{} // closed when a Watch call is held
 	release chan struct{} // closed by the test
 }
@@ -42,6 +43,7 @@ func (s *steered) Watch(ctx context.Context, opts reflector.WatchOptions) (refle
 	s.trap = nil
 	s.mu.Unlock()
 	if tr != nil {
+		tr.from = opts.ResourceVersion
 		close(tr.held)
 		select {
 		case <-tr.release:
