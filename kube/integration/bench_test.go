@@ -82,10 +82,13 @@ var libraries = []library{
 		ctx, cancel := context.WithCancel(context.Background())
 		f.Start(ctx.Done())
 		synced := func(ctx context.Context) error {
-			if !cache.WaitForCacheSync(ctx.Done(), inf.HasSynced) {
+			// Not cache.WaitForCacheSync: it polls every 100ms.
+			select {
+			case <-inf.HasSyncedChecker().Done():
+				return nil
+			case <-ctx.Done():
 				return ctx.Err()
 			}
-			return nil
 		}
 		return synced, func() int { return len(inf.GetStore().ListKeys()) }, func() { cancel(); f.Shutdown() }
 	}},
