@@ -6,9 +6,11 @@
 // and listers:
 //
 //	cs := kubernetes.NewForConfigOrDie(cfg)
-//	pods := kube.Source[*corev1.Pod](cs.CoreV1().Pods(namespace), kube.Options{})
+//	factory := informer.NewFactory(informer.FactoryOptions{})
+//	pods := kube.For[*corev1.Pod](factory, cs.CoreV1().Pods(namespace))
 //
-// It is a separate module so that the core module never imports k8s.io.
+// kube.For is informer.For over kube.Source; SourceWithOptions adds label
+// and field selectors. It is a separate module so that the core module never imports k8s.io.
 //
 // # Semantics
 //
