@@ -73,12 +73,13 @@ func BenchmarkAdd(b *testing.B) {
 }
 
 func BenchmarkUpdate(b *testing.B) {
-	objs := benchObjects(benchN, "app")
 	for _, bc := range []struct {
 		name string
 		app  string
 	}{{"labels-unchanged", "app"}, {"labels-changed", "other"}} {
 		b.Run(bc.name, func(b *testing.B) {
+			// -count runs this function again: start from fresh objects.
+			objs := benchObjects(benchN, "app")
 			x := newBenchIndexer(b, objs)
 			next := benchObjects(benchN, bc.app)
 			i := 0

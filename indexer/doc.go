@@ -16,9 +16,15 @@
 // computed by an IndexFunc. An object may have several values or none.
 // Index functions must be deterministic: the Indexer does not remember an
 // object's values but computes them again from the stored object when it is
-// updated or deleted, which keeps the per-object memory below client-go's.
-// A value whose last object leaves is removed from the index. An update
-// whose values did not change does no index work.
+// deleted, which keeps the per-object memory below client-go's. It
+// remembers only a 64-bit hash (hash/maphash, randomly seeded) of each
+// object's values in all indexes: an update whose values hash the same as
+// the stored object's does no index work and does not index the stored
+// object, and one whose values differ indexes the stored object to remove
+// its values. Two different sets of values hash the same with probability
+// 2^-64 per update, which the Indexer takes as never; such a collision
+// would leave the stored object's old values in the index. A value whose
+// last object leaves is removed from the index.
 //
 // A KeyFunc or IndexFunc that fails makes the operation return the error
 // and leave the store exactly as it was. Asking for an index that does not
@@ -38,8 +44,8 @@
 // call the Indexer's write methods.
 //
 // Writers compute keys and index values before taking the write lock. To
-// learn the index values of the object they replace, they read it under the
-// read lock, index it without the lock, and apply the write only if the
+// learn the index values of the object they replace (when the hash of its
+// values differs from the new object's), they read it under the read lock, index it without the lock, and apply the write only if the
 // object is still unchanged, retrying otherwise; concurrent writers to
 // different keys almost never retry. AddIndexers holds off writers (not
 // readers) while it indexes the stored objects.

@@ -8,7 +8,8 @@ import (
 
 // CheckInvariants verifies the internal structure of x: positions and
 // entries agree, the slots past the end are cleared, no chunk beyond the
-// one spare is kept, every index holds exactly what its function computes
+// one spare is kept, every entry's values sum is that of its index values,
+// every index holds exactly what its function computes
 // for the stored objects, and no index bucket is empty.
 func (x *Indexer[T]) CheckInvariants() error {
 	x.gate.Lock() // hold off writers so the recomputation below sees what the lock saw
@@ -35,6 +36,20 @@ func (x *Indexer[T]) CheckInvariants() error {
 	set := x.indexes.Load()
 	if len(set.funcs) != len(indices) {
 		return fmt.Errorf("%d index functions, %d indices", len(set.funcs), len(indices))
+	}
+	for k := range t.n {
+		e := t.at(k)
+		want := uint64(0)
+		if len(set.funcs) > 0 {
+			vals, err := set.values(nil, 0, e.key, e.obj)
+			if err != nil {
+				return err
+			}
+			want = valuesSum(x.seed, vals)
+		}
+		if e.sum != want {
+			return fmt.Errorf("entry %q: values sum %#x, want %#x", e.key, e.sum, want)
+		}
 	}
 	for i, f := range set.funcs {
 		sets := map[string]map[string]bool{}

@@ -1,8 +1,10 @@
 package indexer
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 )
@@ -10,7 +12,8 @@ import (
 // IndexFunc computes the values under which obj is found in one index. An
 // object may have any number of values, including none. It must be
 // deterministic: the Indexer calls it again on the stored object when the
-// object is updated or deleted, instead of remembering the values.
+// object is deleted, or updated with different values, instead of
+// remembering the values.
 type IndexFunc[T any] func(obj T) ([]string, error)
 
 // Indexers maps index names to the functions that compute them.
@@ -83,6 +86,28 @@ func (s *indexSet[T]) values(dst [][]string, from int, key string, obj T) ([][]s
 		dst = append(dst, v)
 	}
 	return dst, nil
+}
+
+// valuesSum returns a 64-bit hash of an object's values in every index, as
+// indexSet.values returns them. Each index's value count and each value's
+// length are hashed before the values, so two different lists of value
+// lists never feed the hash the same bytes: they get the same sum only by
+// a collision of maphash under the Indexer's random seed, which has
+// probability 2^-64 per comparison.
+func valuesSum(seed maphash.Seed, vals [][]string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(seed)
+	var n [8]byte
+	for _, vs := range vals {
+		binary.LittleEndian.PutUint64(n[:], uint64(len(vs)))
+		h.Write(n[:])
+		for _, v := range vs {
+			binary.LittleEndian.PutUint64(n[:], uint64(len(v)))
+			h.Write(n[:])
+			h.WriteString(v)
+		}
+	}
+	return h.Sum64()
 }
 
 // index maps each value of one index to the set of keys with that value.

@@ -15,9 +15,11 @@ import (
 // value is not usable; call New.
 //
 // Costs, measured against client-go's cache.Indexer on 100,000 ConfigMaps
-// in 100 namespaces with the namespace index: the Indexer holds 121 bytes
+// in 100 namespaces with the namespace index: the Indexer holds 134 bytes
 // per object besides the object itself (client-go 138); GetByKey takes
-// a third of the CPU time and does not allocate; Put and Update allocate
+// a third of the CPU time and does not allocate; Update takes 0.4 of the
+// CPU time when the index values did not change and 0.9 when they did (with
+// a second, label index); Put and Update allocate
 // only what the KeyFunc and IndexFuncs allocate (and a 48-byte snapshot
 // header when a listing ran since the previous write); List allocates only
 // its result, half the size of client-go's; All and Keys allocate nothing;

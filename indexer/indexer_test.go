@@ -412,3 +412,62 @@ func boolInt(b bool) int {
 	}
 	return 0
 }
+
+func TestUpdateIndexesTheStoredObjectOnlyWhenValuesChange(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new []string
+		// late adds the counted index with AddIndexers after the first write.
+		late bool
+		want int // calls of the tag IndexFunc on the stored object
+	}{
+		{"same values", []string{"a", "b"}, []string{"a", "b"}, false, 0},
+		{"same values, index added later", []string{"a"}, []string{"a"}, true, 0},
+		{"no values", nil, []string{}, false, 0},
+		{"other value", []string{"a"}, []string{"b"}, false, 1},
+		{"other order", []string{"a", "b"}, []string{"b", "a"}, false, 1},
+		{"values split", []string{"ab"}, []string{"a", "b"}, false, 1},
+		{"empty value added", nil, []string{""}, false, 1},
+		{"other value, index added later", []string{"a"}, []string{"b"}, true, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stored := &obj{Namespace: "ns", Name: "n", Tags: tt.old}
+			calls := 0
+			count := func(o *obj) ([]string, error) {
+				if o == stored {
+					calls++
+				}
+				return o.Tags, nil
+			}
+			indexers := indexer.Indexers[*obj]{indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*obj]}
+			if !tt.late {
+				indexers["tag"] = count
+			}
+			x := indexer.New(indexer.MetaNamespaceKey[*obj], indexers)
+			if err := x.Add(stored); err != nil {
+				t.Fatal(err)
+			}
+			if tt.late {
+				if err := x.AddIndexers(indexer.Indexers[*obj]{"tag": count}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			calls = 0
+			if err := x.Update(&obj{Namespace: "ns", Name: "n", Tags: tt.new}); err != nil {
+				t.Fatal(err)
+			}
+			if calls != tt.want {
+				t.Errorf("Update called the tag IndexFunc %d times on the stored object, want %d", calls, tt.want)
+			}
+			got := stateOf(t, x, "tag").Indexes["tag"]
+			want := map[string][]string{}
+			for _, v := range tt.new {
+				want[v] = []string{"ns/n"}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("tag index after Update mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

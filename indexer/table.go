@@ -15,10 +15,13 @@ const (
 	chunkMask = chunkLen - 1
 )
 
-// entry is one stored object with the key it is stored under.
+// entry is one stored object with the key it is stored under and the sum
+// of its index values (see valuesSum), which lets an update whose values
+// did not change skip indexing the object it replaces.
 type entry[T any] struct {
 	key string
 	obj T
+	sum uint64
 }
 
 // chunk is a fixed-size block of the dense entry array.
@@ -161,25 +164,25 @@ func (t *table[T]) writable(ci int) *chunk[T] {
 	return c
 }
 
-// put stores obj under key, whose hash is h, and returns the object it
-// replaced.
-func (t *table[T]) put(key string, h uint32, obj T) (old T, existed bool) {
+// put stores obj, whose values sum to sum, under key, whose hash is h, and
+// returns the object it replaced.
+func (t *table[T]) put(key string, h uint32, obj T, sum uint64) (old T, existed bool) {
 	if _, p, ok := t.find(key, h); ok {
-		return t.set(p, obj), true
+		return t.set(p, obj, sum), true
 	}
-	t.append(key, h, obj)
+	t.append(key, h, obj, sum)
 	return old, false
 }
 
 // set replaces the object at position p and returns the old one.
-func (t *table[T]) set(p int, obj T) (old T) {
+func (t *table[T]) set(p int, obj T, sum uint64) (old T) {
 	e := &t.writable(p >> chunkBits).entries[p&chunkMask]
-	old, e.obj = e.obj, obj
+	old, e.obj, e.sum = e.obj, obj, sum
 	return old
 }
 
 // append stores a new entry, whose key is absent, at the end.
-func (t *table[T]) append(key string, h uint32, obj T) {
+func (t *table[T]) append(key string, h uint32, obj T, sum uint64) {
 	p := t.n
 	ci := p >> chunkBits
 	if ci == len(t.chunks) {
@@ -192,7 +195,7 @@ func (t *table[T]) append(key string, h uint32, obj T) {
 			t.chunksEpoch = t.epoch
 		}
 	}
-	t.writable(ci).entries[p&chunkMask] = entry[T]{key: key, obj: obj}
+	t.writable(ci).entries[p&chunkMask] = entry[T]{key: key, obj: obj, sum: sum}
 	t.n++
 	t.pos.insert(h, p)
 }

@@ -2,6 +2,7 @@ package indexer
 
 import (
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 )
@@ -44,11 +45,13 @@ func (x *Indexer[T]) Delete(obj T) error {
 // that already has the key (an informer processing a delta) avoid computing
 // it again, and learn the previous object in the same operation.
 //
-// Put computes obj's index values, and those of the object it replaces,
-// without holding the lock: it reads the stored object, indexes it, and
-// applies the write only if that object is still the one stored, retrying
-// otherwise. If an IndexFunc fails, Put returns the error and changes
-// nothing.
+// Put computes obj's index values without holding the lock. If their sum
+// (a 64-bit hash) differs from that of the stored object's values, it also
+// computes those, again without the lock: it reads the stored object,
+// indexes it, and applies the write only if that object is still the one
+// stored, retrying otherwise. An update whose values did not change thus
+// calls each IndexFunc once, on obj. If an IndexFunc fails, Put returns
+// the error and changes nothing.
 func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 	h := hash(x.seed, key)
 	x.gate.RLock()
@@ -62,15 +65,17 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 	if len(set.funcs) == 0 {
 		x.mu.Lock()
 		x.beginLocked()
-		old, existed = x.t.put(key, h, obj)
+		old, existed = x.t.put(key, h, obj, 0)
 		x.endLocked()
 		x.mu.Unlock()
 		return old, existed, nil
 	}
+	sum := valuesSum(x.seed, newVals)
 	for {
-		cur, p, ver, ok := x.read(key, h)
+		cur, p, ver, curSum, ok := x.read(key, h)
+		same := ok && curSum == sum
 		oldVals := oldBuf[:0]
-		if ok {
+		if ok && !same {
 			if oldVals, err = set.values(oldVals, 0, key, cur); err != nil {
 				return old, false, err
 			}
@@ -79,16 +84,18 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 		if x.t.unchanged(key, h, p, ver, ok) {
 			x.beginLocked()
 			if ok {
-				x.t.set(p, obj)
+				x.t.set(p, obj, sum)
 			} else {
-				x.t.append(key, h, obj)
+				x.t.append(key, h, obj, sum)
 			}
-			for i, ix := range x.indices {
-				var o []string
-				if ok {
-					o = oldVals[i]
+			if !same {
+				for i, ix := range x.indices {
+					var o []string
+					if ok {
+						o = oldVals[i]
+					}
+					ix.update(key, o, newVals[i])
 				}
-				ix.update(key, o, newVals[i])
 			}
 			x.endLocked()
 			x.mu.Unlock()
@@ -116,7 +123,7 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	}
 	var oldBuf [inlineIndexes][]string
 	for {
-		cur, p, ver, ok := x.read(key, h)
+		cur, p, ver, _, ok := x.read(key, h)
 		if !ok {
 			return old, false, nil
 		}
@@ -139,17 +146,18 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	}
 }
 
-// read returns the object stored under key, whose hash is h, with what Put
-// and DeleteKey need to check later, under the write lock, that it has not
-// changed.
-func (x *Indexer[T]) read(key string, h uint32) (obj T, p int, ver uint64, ok bool) {
+// read returns the object stored under key, whose hash is h, and the sum
+// of its index values, with what Put and DeleteKey need to check later,
+// under the write lock, that it has not changed.
+func (x *Indexer[T]) read(key string, h uint32) (obj T, p int, ver, sum uint64, ok bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	p, ver, ok = x.t.lookup(key, h)
 	if ok {
-		obj = x.t.at(p).obj
+		e := x.t.at(p)
+		obj, sum = e.obj, e.sum
 	}
-	return obj, p, ver, ok
+	return obj, p, ver, sum, ok
 }
 
 // Replace atomically replaces the whole content of the Indexer with objs
@@ -167,14 +175,18 @@ func (x *Indexer[T]) Replace(objs []T) error {
 		if err != nil {
 			return err
 		}
-		t.put(key, hash(x.seed, key), obj)
+		t.put(key, hash(x.seed, key), obj, 0)
 	}
 	indices := make([]index, len(set.funcs))
 	for i := range indices {
 		indices[i] = index{}
 	}
-	if err := indexAll(indices, set, 0, t.snapshot()); err != nil {
+	sums, err := indexAll(indices, set, 0, t.snapshot(), x.seed)
+	if err != nil {
 		return err
+	}
+	for i, sum := range sums {
+		t.at(i).sum = sum
 	}
 
 	x.mu.Lock()
@@ -191,25 +203,29 @@ func (x *Indexer[T]) Replace(objs []T) error {
 }
 
 // indexAll adds every entry of s to dst[i-from] for each index i >= from
-// of set. It runs user code and must not be called under the lock.
-func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) error {
-	if from == len(set.funcs) {
-		return nil
+// of set, and returns the sum of each entry's values in every index of
+// set, in entry order (nil if set has no indexes). It runs user code and
+// must not be called under the lock.
+func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T], seed maphash.Seed) ([]uint64, error) {
+	if len(set.funcs) == 0 {
+		return nil, nil
 	}
+	sums := make([]uint64, s.n)
 	var vals [][]string
 	for i := range s.n {
 		e := s.at(i)
 		var err error
-		if vals, err = set.values(vals[:0], from, e.key, e.obj); err != nil {
-			return err
+		if vals, err = set.values(vals[:0], 0, e.key, e.obj); err != nil {
+			return nil, err
 		}
-		for j, vs := range vals {
+		sums[i] = valuesSum(seed, vals)
+		for j, vs := range vals[from:] {
 			for _, v := range vs {
 				dst[j].add(v, e.key)
 			}
 		}
 	}
-	return nil
+	return sums, nil
 }
 
 // AddIndexers adds indexes, indexing every object already stored. A name
@@ -218,7 +234,8 @@ func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) err
 // nothing changes.
 //
 // AddIndexers waits for writes in progress and holds off new ones while it
-// indexes the stored objects; readers are not held off.
+// indexes the stored objects, calling every IndexFunc, old and new, once on
+// each; readers are not held off.
 func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	if err := checkIndexers(indexers); err != nil {
 		return err
@@ -239,12 +256,23 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	for i := range added {
 		added[i] = index{}
 	}
-	if err := indexAll(added, set, len(cur.funcs), x.snapshot()); err != nil {
+	sums, err := indexAll(added, set, len(cur.funcs), x.snapshot(), x.seed)
+	if err != nil {
 		return err
 	}
 
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	// Writers are held off, so the entries are still those indexed above,
+	// at the same positions.
+	x.beginLocked()
+	for ci := range (x.t.n + chunkMask) >> chunkBits {
+		c := x.t.writable(ci)
+		for j := range min(chunkLen, x.t.n-ci<<chunkBits) {
+			c.entries[j].sum = sums[ci<<chunkBits+j]
+		}
+	}
+	x.endLocked()
 	x.indices = append(x.indices, added...)
 	x.indexes.Store(set)
 	return nil
