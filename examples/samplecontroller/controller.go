@@ -56,8 +56,8 @@ type Controller struct {
 // sources and registers its event handlers.
 func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *memsource.Source[*Bar], log *slog.Logger) (*Controller, error) {
 	c := &Controller{
-		foos:   foos,
-		bars:   bars,
+		foos: foos,
+		bars: bars,
 		// A resync re-delivers every Foo each second, so that a child created and
 		// deleted while the Bar watch was down (a relist cannot show what came
 		// and went in between) is noticed. A real controller resyncs every few
