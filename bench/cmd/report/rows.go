@@ -25,7 +25,7 @@ var notes = map[string][]string{
 		"Each Add and Update computes its key (indexer.MetaNamespaceKey, a new string): one allocation per delta before the FIFO does anything; the rest of allocs/delta is the growth of a new FIFO per operation.",
 	},
 	"informer": {
-		"The caches have a namespace index, as informers usually do: each event then also allocates the index function's []string for the new object and for the old one, on both sides. The index=none row shows the cost without it.",
+		"The caches have a namespace index, as informers usually do: each event then also allocates the []string the index function returns, on both sides. The index=none row shows the cost without it.",
 		"Latency: events are paced by sleeping between sends, so at 100k events/s they leave in small bursts; the p99 there includes queueing behind a burst.",
 	},
 }
