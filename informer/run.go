@@ -99,8 +99,13 @@ func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
 	ns := inf.scratch[:0]
 	for i := range items {
 		it := &items[i]
+		initial := it.InInitialList
 		for _, d := range it.Deltas {
-			n, ok := inf.applyDelta(it.Key, d, it.InInitialList)
+			// A key's deltas from the first list come first; a watch event
+			// queued behind them (a delete, then a re-create) is not part
+			// of the initial list, nor is anything after it.
+			initial = initial && (d.Type == deltafifo.Replaced || d.Type == deltafifo.Sync)
+			n, ok := inf.applyDelta(it.Key, d, initial)
 			if ok {
 				ns = append(ns, n)
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -24,17 +23,6 @@ import (
 // The informer differential test works on a few keys, so that each sees
 // many changes.
 const informerKeys = 6
-
-// knownDivergence describes the one divergence these tests found and
-// tolerate until typedcache's informer is fixed; while it is not empty,
-// runInformerOps ignores the initial-list flag of adds from the watch and
-// TestInformerInitialListFlag is skipped. Set it to "" to make them
-// strict.
-const knownDivergence = "typedcache's informer passes inInitialList=true to OnAdd for an object " +
-	"created by a watch event (list K, delete K, add K) when the key's deltas were still queued " +
-	"together with its initial-list delta: informer/run.go gives it.InInitialList to every delta " +
-	"of the popped key, where only the first Replace's deltas belong to the initial list; " +
-	"client-go (RealFIFO, one flag per delta) says false"
 
 // informerOp is one step of a differential informer test, stated so that
 // every subsequence (as shrinking makes) is still a stream a consistent
@@ -182,9 +170,6 @@ func runInformerOps(_ *testing.T, ops []informerOp) string {
 	}
 	for k := range informerKeys {
 		key := fixture.Key(k)
-		if knownDivergence != "" {
-			tolerateInitialFlag(tcGot.byKey[key], listRV)
-		}
 		if !slices.Equal(tcGot.byKey[key], cgGot.byKey[key]) {
 			return fmt.Sprintf("notifications for %s:\n  client-go  %v\n  typedcache %v", key, cgGot.byKey[key], tcGot.byKey[key])
 		}
@@ -193,19 +178,6 @@ func runInformerOps(_ *testing.T, ops []informerOp) string {
 		return fmt.Sprintf("cache contents: client-go %v, typedcache %v", cgCache, tcCache)
 	}
 	return ""
-}
-
-// tolerateInitialFlag clears the initial-list flag of adds from the watch
-// (resource version after the list's) in a key's notifications: see
-// knownDivergence.
-func tolerateInitialFlag(got []string, listRV int) {
-	for i, what := range got {
-		if v, ok := strings.CutPrefix(what, "add(initial)@"); ok {
-			if rv, err := strconv.Atoi(v); err == nil && rv > listRV {
-				got[i] = "add@" + v
-			}
-		}
-	}
 }
 
 // cacheState describes a cache's content, sorted: key@resourceVersion.
@@ -315,15 +287,13 @@ func TestInformerDifferential(t *testing.T) {
 	}
 }
 
-// TestInformerInitialListFlag checks, strictly, the case of
-// knownDivergence: an object of the initial list deleted and created again
+// TestInformerInitialListFlag checks, strictly, a divergence this test
+// once found (typedcache flagged the re-created object as part of the
+// initial list): an object of the initial list deleted and created again
 // by watch events right after the list. Whether typedcache's deltas for
 // the key are still queued together depends on timing, so the sequence
 // runs many times.
 func TestInformerInitialListFlag(t *testing.T) {
-	if knownDivergence != "" {
-		t.Skip("known divergence, reported: " + knownDivergence)
-	}
 	ops := []informerOp{{opList, 0}, {opRemove, 0}, {opTouch, 0}}
 	for range 200 {
 		if msg := runInformerOps(t, ops); msg != "" {
