@@ -24,7 +24,9 @@
 //
 // A pending delayed add ([TypedDelayingQueue.AddAfter]) queues the item when
 // its delay ends. Each item has at most one: the earliest ready time wins,
-// AddAfter of a queued item does nothing (it will run sooner anyway), and Add
+// AddAfter of a queued item, or of a processing item already added again
+// (dirty), does nothing (it will run sooner anyway; client-go runs it once
+// more after the delay), and Add
 // (or AddAfter with d <= 0) of an item with a pending delayed add queues it
 // now and withdraws the delayed add, so it runs once.
 // [TypedDelayingQueue.CancelAfter] withdraws a pending delayed add.
