@@ -91,11 +91,7 @@ func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) 
 	if at < now { // overflow: never due
 		at = noTimer
 	}
-	id, _ := q.lookupLocked(item, hash)
-	if id == none {
-		id = q.newSlotLocked(item)
-		q.insertLocked(hash, id)
-	}
+	id := q.slotLocked(item, hash)
 	s := &q.slots[id]
 	switch {
 	case s.queued:

@@ -125,11 +125,7 @@ func (q *Queue[K]) addLocked(item K, hash uint32) bool {
 	if q.shuttingDown {
 		return false
 	}
-	id, _ := q.lookupLocked(item, hash)
-	if id == none {
-		id = q.newSlotLocked(item)
-		q.insertLocked(hash, id)
-	}
+	id := q.slotLocked(item, hash)
 	s := &q.slots[id]
 	switch {
 	case s.queued:

@@ -25,6 +25,18 @@ const (
 	shrinkSize = 1 << 16 // an emptied queue with more slots than this frees them
 )
 
+// slotLocked returns item's slot, whose hash is given, creating and
+// indexing one if item has none. It may grow the arena, which invalidates
+// pointers into it.
+func (q *Queue[K]) slotLocked(item K, hash uint32) int32 {
+	id, _ := q.lookupLocked(item, hash)
+	if id == none {
+		id = q.newSlotLocked(item)
+		q.insertLocked(hash, id)
+	}
+	return id
+}
+
 // newSlotLocked returns a fresh slot for item. It may grow the arena, which
 // invalidates pointers into it.
 func (q *Queue[K]) newSlotLocked(item K) int32 {
