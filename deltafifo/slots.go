@@ -1,7 +1,5 @@
 package deltafifo
 
-import "slices"
-
 // slotState is where a slot is in its life cycle.
 type slotState uint8
 
@@ -47,12 +45,22 @@ type slot[T any] struct {
 	initial bool
 }
 
-// slots is the slot allocator: a slice with a circular, doubly linked list
-// of spare slots through slot.next and slot.prev, whose sentinel is slot 0.
+// pageSize is the number of slots in a page; pages after the first are
+// allocated whole, the first grows up to it.
+const pageSize = 1 << pageBits
+
+const pageBits = 10
+
+// slots is the slot allocator: pages of slots, numbered across pages, with
+// a circular, doubly linked list of spare slots through slot.next and
+// slot.prev, whose sentinel is slot 0. Slots live in pages rather than one
+// slice so that growing never copies them: a list of n objects costs n
+// slots, not the 2n to 5n that successive slice growths allocate.
 type slots[T any] struct {
-	s     []slot[T]
-	spare int // number of slots in the spare list
-	idle  int // number of idle slots
+	pages [][]slot[T]
+	n     int32 // number of slots, the sentinel included
+	spare int   // number of slots in the spare list
+	idle  int   // number of idle slots
 	// buffers is memory for the delta buffers of new slots, window deltas
 	// each, so that new slots do not allocate one buffer each: reserve fills
 	// it for a Replace (one delta per slot), take refills it otherwise (two
@@ -61,26 +69,26 @@ type slots[T any] struct {
 	window  int
 }
 
-func (ss *slots[T]) init() { ss.s = make([]slot[T], 1) }
+func (ss *slots[T]) init() {
+	ss.pages = [][]slot[T]{make([]slot[T], 1, 8)}
+	ss.n = 1
+}
 
 // at returns slot i. The pointer is valid until the next take.
-func (ss *slots[T]) at(i int32) *slot[T] { return &ss.s[i] }
+func (ss *slots[T]) at(i int32) *slot[T] { return &ss.pages[i>>pageBits][i&(pageSize-1)] }
 
 // len returns one past the highest slot index: slots 1 to len()-1 exist,
 // in any state.
-func (ss *slots[T]) len() int32 { return int32(len(ss.s)) }
+func (ss *slots[T]) len() int32 { return ss.n }
 
 // live returns the number of slots that hold deltas.
-func (ss *slots[T]) live() int { return len(ss.s) - 1 - ss.spare }
+func (ss *slots[T]) live() int { return int(ss.n) - 1 - ss.spare }
 
-// reserve makes room for n more slots, each with room for one delta,
-// without further allocation.
+// reserve makes room for the delta buffers of n more slots, one delta
+// each, without further allocation.
 func (ss *slots[T]) reserve(n int) {
-	if fresh := n - ss.spare; fresh > 0 {
-		ss.s = slices.Grow(ss.s, fresh)
-		if len(ss.buffers) < fresh {
-			ss.buffers, ss.window = make([]Delta[T], fresh), 1
-		}
+	if fresh := n - ss.spare; fresh > 0 && len(ss.buffers) < fresh {
+		ss.buffers, ss.window = make([]Delta[T], fresh), 1
 	}
 }
 
@@ -89,30 +97,36 @@ func (ss *slots[T]) reserve(n int) {
 // key and change its state), or of a new free slot if there is no spare
 // one.
 func (ss *slots[T]) take() int32 {
-	if i := ss.s[0].next; i != 0 {
+	if i := ss.pages[0][0].next; i != 0 {
 		ss.unlink(i)
 		return i
 	}
-	i := int32(len(ss.s))
-	ss.s = append(ss.s, slot[T]{})
-	if len(ss.buffers) == 0 {
-		// Grow with the slots, so that their buffers cost O(log n)
-		// allocations in all.
-		ss.buffers, ss.window = make([]Delta[T], 2*max(16, len(ss.s)/2)), 2
+	i := ss.n
+	p := i >> pageBits
+	if int(p) == len(ss.pages) {
+		ss.pages = append(ss.pages, make([]slot[T], 0, pageSize))
 	}
-	ss.s[i].deltas = ss.buffers[:0:ss.window]
+	ss.pages[p] = append(ss.pages[p], slot[T]{})
+	ss.n++
+	if len(ss.buffers) == 0 {
+		// Grow with the slots, up to a page's worth, so that their buffers
+		// cost O(log n) allocations for small FIFOs and one per page beyond.
+		ss.buffers, ss.window = make([]Delta[T], 2*min(max(16, int(i)/2), pageSize)), 2
+	}
+	s := ss.at(i)
+	s.deltas = ss.buffers[:0:ss.window]
 	ss.buffers = ss.buffers[ss.window:]
 	return i
 }
 
 // unlink removes spare slot i from the spare list.
 func (ss *slots[T]) unlink(i int32) {
-	s := &ss.s[i]
+	s := ss.at(i)
 	if s.state == slotIdle {
 		ss.idle--
 	}
-	ss.s[s.prev].next = s.next
-	ss.s[s.next].prev = s.prev
+	ss.at(s.prev).next = s.next
+	ss.at(s.next).prev = s.prev
 	s.next, s.prev = 0, 0
 	ss.spare--
 }
@@ -120,7 +134,7 @@ func (ss *slots[T]) unlink(i int32) {
 // release empties slot i, clearing what it referenced, and appends it to
 // the spare list, as idle (keeping its key) or free.
 func (ss *slots[T]) release(i int32, state slotState) {
-	s := &ss.s[i]
+	s := ss.at(i)
 	clear(s.deltas)
 	if cap(s.deltas) > maxKeptDeltas {
 		s.deltas = nil
@@ -131,9 +145,10 @@ func (ss *slots[T]) release(i int32, state slotState) {
 	} else {
 		ss.idle++
 	}
-	last := ss.s[0].prev
+	sentinel := ss.at(0)
+	last := sentinel.prev
 	*s = slot[T]{key: key, deltas: s.deltas[:0], state: state, prev: last}
-	ss.s[last].next = i
-	ss.s[0].prev = i
+	ss.at(last).next = i
+	sentinel.prev = i
 	ss.spare++
 }
