@@ -77,7 +77,7 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 		case slotInFlight:
 			inflight++
 			indexed++
-			if j, ok := f.index[s.key]; !ok || j != i {
+			if j, ok := f.lookupLocked(s.key, f.index.hash(s.key)); !ok || j != i {
 				return fmt.Errorf("slot %d (%q): index says %d, %v", i, s.key, j, ok)
 			}
 		case slotFree:
@@ -88,13 +88,13 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 			}
 		default:
 			indexed++
-			if j, ok := f.index[s.key]; !ok || j != i {
+			if j, ok := f.lookupLocked(s.key, f.index.hash(s.key)); !ok || j != i {
 				return fmt.Errorf("slot %d (%q): index says %d, %v", i, s.key, j, ok)
 			}
 		}
 	}
-	if indexed != len(f.index) {
-		return fmt.Errorf("%d indexed slots, %d keys in the index", indexed, len(f.index))
+	if indexed != f.index.n {
+		return fmt.Errorf("%d indexed slots, %d keys in the index", indexed, f.index.n)
 	}
 	if inflight != f.inflight {
 		return fmt.Errorf("%d in-flight slots, counter says %d", inflight, f.inflight)
@@ -131,3 +131,42 @@ func (f *DeltaFIFO[T]) KeepsWakeup() bool {
 	defer f.mu.Unlock()
 	return f.wake != nil
 }
+
+// KeyIndex exposes a FIFO's key index, with hashes chosen by the caller,
+// so that tests can force collisions and runs that wrap around the table.
+type KeyIndex struct {
+	x     keyIndex
+	slots slots[int]
+}
+
+// NewKeyIndex returns an empty KeyIndex.
+func NewKeyIndex() *KeyIndex {
+	k := &KeyIndex{x: newKeyIndex()}
+	k.slots.init()
+	return k
+}
+
+// Put indexes key, which must not be indexed, under hash h.
+func (k *KeyIndex) Put(key string, h uint32) {
+	i := k.slots.take()
+	k.slots.at(i).key = key
+	k.x.put(h, i)
+}
+
+// Has reports whether key is indexed under hash h.
+func (k *KeyIndex) Has(key string, h uint32) bool {
+	i, ok := get(&k.x, &k.slots, key, h)
+	return ok && k.slots.at(i).key == key
+}
+
+// Remove unindexes key, which must be indexed under hash h.
+func (k *KeyIndex) Remove(key string, h uint32) {
+	i, _ := get(&k.x, &k.slots, key, h)
+	k.x.remove(h, i)
+}
+
+// Len returns the number of indexed keys.
+func (k *KeyIndex) Len() int { return k.x.n }
+
+// Reset empties the index, making room for n keys.
+func (k *KeyIndex) Reset(n int) { k.x.reset(n) }

@@ -94,9 +94,9 @@ type DeltaFIFO[T any] struct {
 	// index maps every key that has deltas queued, parked or in flight to
 	// its primary slot: the queued or in-flight one; and the keys of idle
 	// slots to them.
-	index map[string]int32
+	index keyIndex
 	// indexHint is the largest size index was made for; Replace makes a new,
-	// presized map when the FIFO holds no deltas and a list is larger.
+	// presized table when the FIFO holds no deltas and a list is larger.
 	indexHint int
 	slots     slots[T]
 	// ready holds the queued slots in pop order. A slot is in ready if and
@@ -135,7 +135,7 @@ func New[T any](keyFunc indexer.KeyFunc[T], opts Options[T]) *DeltaFIFO[T] {
 		known:     opts.KnownObjects,
 		transform: opts.Transform,
 		listType:  Replaced,
-		index:     make(map[string]int32),
+		index:     newKeyIndex(),
 		keepSlots: defaultKeepSlots,
 	}
 	if opts.SyncOnReplace {
@@ -208,9 +208,15 @@ func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
 // pendingLocked reports whether key has deltas in the FIFO: queued, parked
 // or in flight. Requires f.mu held.
 func (f *DeltaFIFO[T]) pendingLocked(key string) bool {
-	i, ok := f.index[key]
+	i, ok := f.lookupLocked(key, f.index.hash(key))
 	// Without idle slots, no need to read the slot (a likely cache miss).
 	return ok && (f.slots.idle == 0 || f.slots.at(i).state != slotIdle)
+}
+
+// lookupLocked returns the primary or idle slot of key, whose index hash is
+// h, and reports whether the key has one. Requires f.mu held.
+func (f *DeltaFIFO[T]) lookupLocked(key string, h uint32) (int32, bool) {
+	return get(&f.index, &f.slots, key, h)
 }
 
 // addLocked appends d to key's pending deltas: to its queued slot, or, when
@@ -219,11 +225,12 @@ func (f *DeltaFIFO[T]) pendingLocked(key string) bool {
 // returns the key's primary slot and the slot that received d. Requires
 // f.mu held.
 func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
-	primary, ok := f.index[key]
+	h := f.index.hash(key)
+	primary, ok := f.lookupLocked(key, h)
 	switch {
 	case !ok:
 		primary = f.newSlotLocked(key, slotQueued)
-		f.index[key] = primary
+		f.index.put(h, primary)
 		f.readyLocked(primary)
 	case f.slots.at(primary).state == slotIdle:
 		f.slots.unlink(primary)
@@ -256,7 +263,7 @@ func (f *DeltaFIFO[T]) newSlotLocked(key string, state slotState) int32 {
 	i := f.slots.take()
 	s := f.slots.at(i)
 	if s.state == slotIdle {
-		delete(f.index, s.key)
+		f.index.remove(f.index.hash(s.key), i)
 	}
 	s.key, s.state = key, state
 	return i

@@ -123,7 +123,7 @@ func (f *DeltaFIFO[T]) resetIndexLocked(n int) {
 		}
 	}
 	f.slots.idle = 0
-	f.index = make(map[string]int32, n)
+	f.index.reset(n)
 	f.indexHint = n
 }
 

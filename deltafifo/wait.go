@@ -117,7 +117,7 @@ func (f *DeltaFIFO[T]) releaseLocked() {
 	// spare, and no slot number is held outside the lock.
 	f.slots = slots[T]{}
 	f.slots.init()
-	f.index = make(map[string]int32)
+	f.index.reset(0)
 	f.indexHint = 0
 	f.ready = ring.Ring[int32]{}
 }
