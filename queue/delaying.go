@@ -56,11 +56,16 @@ func (q *TypedDelayingQueue[K]) CancelAfter(item K) bool {
 }
 
 func (q *Queue[K]) addAfter(item K, d time.Duration) {
-	hash := q.hash(item)
 	var now int64
 	if d > 0 {
 		now = q.now()
 	}
+	q.addAfterAt(item, d, now)
+}
+
+// addAfterAt adds item d after now, which is read only if d > 0.
+func (q *Queue[K]) addAfterAt(item K, d time.Duration, now int64) {
+	hash := q.hash(item)
 	q.mu.Lock()
 	if q.shuttingDown {
 		q.mu.Unlock()

@@ -21,6 +21,21 @@ type TypedRateLimiter[K comparable] interface {
 	NumRequeues(item K) int
 }
 
+// clockedLimiter is a [TypedRateLimiter] that can be told the current time,
+// so that AddRateLimited reads the clock once for the limiter and the queue
+// together. The built-in limiters implement it.
+type clockedLimiter[K comparable] interface {
+	TypedRateLimiter[K]
+	// whenAt is When at time now.
+	whenAt(item K, now time.Time) time.Duration
+}
+
+// clocked returns l as a clockedLimiter, or nil if it is not one.
+func clocked[K comparable](l TypedRateLimiter[K]) clockedLimiter[K] {
+	c, _ := l.(clockedLimiter[K])
+	return c
+}
+
 // DefaultTypedControllerRateLimiter returns the limiter client-go's
 // controllers use: the larger of a per-item exponential backoff from 5ms to
 // 1000s and an overall token bucket of 10 retries per second with bursts of
@@ -55,11 +70,14 @@ func NewTypedBucketRateLimiter[K comparable](qps rate.Limit, burst int) *TypedBu
 }
 
 // When reserves a token and returns how long until it is available.
-func (r *TypedBucketRateLimiter[K]) When(K) time.Duration {
+func (r *TypedBucketRateLimiter[K]) When(item K) time.Duration {
+	return r.whenAt(item, time.Now())
+}
+
+func (r *TypedBucketRateLimiter[K]) whenAt(_ K, now time.Time) time.Duration {
 	if r.Limiter == nil {
 		return 0
 	}
-	now := time.Now()
 	return r.Limiter.ReserveN(now, 1).DelayFrom(now)
 }
 
@@ -74,6 +92,7 @@ func (r *TypedBucketRateLimiter[K]) NumRequeues(K) int { return 0 }
 // when another limiter's delay is longer.
 type TypedMaxOfRateLimiter[K comparable] struct {
 	limiters []TypedRateLimiter[K]
+	clocked  []clockedLimiter[K] // parallel to limiters; nil where one is not clocked
 }
 
 // NewTypedMaxOfRateLimiter returns a limiter whose delay is the longest of
@@ -84,6 +103,7 @@ func NewTypedMaxOfRateLimiter[K comparable](limiters ...TypedRateLimiter[K]) *Ty
 	for _, l := range limiters {
 		if l != nil {
 			r.limiters = append(r.limiters, l)
+			r.clocked = append(r.clocked, clocked(l))
 		}
 	}
 	return r
@@ -94,6 +114,18 @@ func (r *TypedMaxOfRateLimiter[K]) When(item K) time.Duration {
 	var d time.Duration
 	for _, l := range r.limiters {
 		d = max(d, l.When(item))
+	}
+	return d
+}
+
+func (r *TypedMaxOfRateLimiter[K]) whenAt(item K, now time.Time) time.Duration {
+	var d time.Duration
+	for i, c := range r.clocked {
+		if c != nil {
+			d = max(d, c.whenAt(item, now))
+		} else {
+			d = max(d, r.limiters[i].When(item))
+		}
 	}
 	return d
 }
@@ -117,6 +149,7 @@ func (r *TypedMaxOfRateLimiter[K]) NumRequeues(item K) int {
 // TypedWithMaxWaitRateLimiter caps the delays of another limiter.
 type TypedWithMaxWaitRateLimiter[K comparable] struct {
 	limiter  TypedRateLimiter[K]
+	clocked  clockedLimiter[K] // limiter, if it is clocked
 	maxDelay time.Duration
 }
 
@@ -127,12 +160,19 @@ func NewTypedWithMaxWaitRateLimiter[K comparable](limiter TypedRateLimiter[K], m
 	if limiter == nil {
 		limiter = DefaultTypedControllerRateLimiter[K]()
 	}
-	return &TypedWithMaxWaitRateLimiter[K]{limiter: limiter, maxDelay: max(maxDelay, 0)}
+	return &TypedWithMaxWaitRateLimiter[K]{limiter: limiter, clocked: clocked(limiter), maxDelay: max(maxDelay, 0)}
 }
 
 // When returns the wrapped limiter's delay, at most the maximum.
 func (r *TypedWithMaxWaitRateLimiter[K]) When(item K) time.Duration {
 	return min(r.limiter.When(item), r.maxDelay)
+}
+
+func (r *TypedWithMaxWaitRateLimiter[K]) whenAt(item K, now time.Time) time.Duration {
+	if r.clocked == nil {
+		return r.When(item)
+	}
+	return min(r.clocked.whenAt(item, now), r.maxDelay)
 }
 
 // Forget forgets item in the wrapped limiter.

@@ -11,7 +11,7 @@ import (
 // for simultaneous use by multiple goroutines.
 type TypedItemExponentialFailureRateLimiter[K comparable] struct {
 	mu       sync.Mutex
-	failures map[K]int // When calls per item since its last Forget
+	failures counts[K] // When calls per item since its last Forget
 
 	baseDelay time.Duration
 	maxDelay  time.Duration
@@ -22,7 +22,7 @@ type TypedItemExponentialFailureRateLimiter[K comparable] struct {
 // maxDelay below baseDelay caps every delay at maxDelay.
 func NewTypedItemExponentialFailureRateLimiter[K comparable](baseDelay, maxDelay time.Duration) *TypedItemExponentialFailureRateLimiter[K] {
 	return &TypedItemExponentialFailureRateLimiter[K]{
-		failures:  make(map[K]int),
+		failures:  newCounts[K](),
 		baseDelay: max(baseDelay, 0),
 		maxDelay:  max(maxDelay, 0),
 	}
@@ -31,10 +31,13 @@ func NewTypedItemExponentialFailureRateLimiter[K comparable](baseDelay, maxDelay
 // When records a failure of item and returns its backoff.
 func (r *TypedItemExponentialFailureRateLimiter[K]) When(item K) time.Duration {
 	r.mu.Lock()
-	n := r.failures[item]
-	r.failures[item] = n + 1
+	n := r.failures.inc(item)
 	r.mu.Unlock()
 	return exponential(r.baseDelay, r.maxDelay, n)
+}
+
+func (r *TypedItemExponentialFailureRateLimiter[K]) whenAt(item K, _ time.Time) time.Duration {
+	return r.When(item)
 }
 
 // exponential returns min(base·2^n, limit) without overflowing.
@@ -51,7 +54,7 @@ func exponential(base, limit time.Duration, n int) time.Duration {
 // Forget clears the failures of item.
 func (r *TypedItemExponentialFailureRateLimiter[K]) Forget(item K) {
 	r.mu.Lock()
-	delete(r.failures, item)
+	r.failures.remove(item)
 	r.mu.Unlock()
 }
 
@@ -59,7 +62,7 @@ func (r *TypedItemExponentialFailureRateLimiter[K]) Forget(item K) {
 func (r *TypedItemExponentialFailureRateLimiter[K]) NumRequeues(item K) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.failures[item]
+	return r.failures.get(item)
 }
 
 // TypedItemFastSlowRateLimiter retries each item quickly a few times, then
@@ -67,7 +70,7 @@ func (r *TypedItemExponentialFailureRateLimiter[K]) NumRequeues(item K) int {
 // slowDelay. It is safe for simultaneous use by multiple goroutines.
 type TypedItemFastSlowRateLimiter[K comparable] struct {
 	mu       sync.Mutex
-	failures map[K]int // When calls per item since its last Forget
+	failures counts[K] // When calls per item since its last Forget
 
 	fastDelay       time.Duration
 	slowDelay       time.Duration
@@ -78,7 +81,7 @@ type TypedItemFastSlowRateLimiter[K comparable] struct {
 // durations and a negative maxFastAttempts are treated as 0.
 func NewTypedItemFastSlowRateLimiter[K comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) *TypedItemFastSlowRateLimiter[K] {
 	return &TypedItemFastSlowRateLimiter[K]{
-		failures:        make(map[K]int),
+		failures:        newCounts[K](),
 		fastDelay:       max(fastDelay, 0),
 		slowDelay:       max(slowDelay, 0),
 		maxFastAttempts: max(maxFastAttempts, 0),
@@ -88,8 +91,7 @@ func NewTypedItemFastSlowRateLimiter[K comparable](fastDelay, slowDelay time.Dur
 // When records a failure of item and returns its delay.
 func (r *TypedItemFastSlowRateLimiter[K]) When(item K) time.Duration {
 	r.mu.Lock()
-	n := r.failures[item] + 1
-	r.failures[item] = n
+	n := r.failures.inc(item) + 1
 	r.mu.Unlock()
 	if n <= r.maxFastAttempts {
 		return r.fastDelay
@@ -97,10 +99,14 @@ func (r *TypedItemFastSlowRateLimiter[K]) When(item K) time.Duration {
 	return r.slowDelay
 }
 
+func (r *TypedItemFastSlowRateLimiter[K]) whenAt(item K, _ time.Time) time.Duration {
+	return r.When(item)
+}
+
 // Forget clears the failures of item.
 func (r *TypedItemFastSlowRateLimiter[K]) Forget(item K) {
 	r.mu.Lock()
-	delete(r.failures, item)
+	r.failures.remove(item)
 	r.mu.Unlock()
 }
 
@@ -108,5 +114,5 @@ func (r *TypedItemFastSlowRateLimiter[K]) Forget(item K) {
 func (r *TypedItemFastSlowRateLimiter[K]) NumRequeues(item K) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.failures[item]
+	return r.failures.get(item)
 }

@@ -1,7 +1,9 @@
 package queue_test
 
 import (
+	"context"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -187,5 +189,111 @@ func TestDefaultItemBasedRateLimiter(t *testing.T) {
 	l := queue.DefaultTypedItemBasedRateLimiter[int]()
 	if d1, d2 := l.When(1), l.When(1); d1 != time.Millisecond || d2 != 2*time.Millisecond {
 		t.Errorf("When(1) twice = %v, %v, want 1ms, 2ms", d1, d2)
+	}
+}
+
+// The per-item limiters keep exact counts for many items at once, through
+// the growth, deletions and release of their tables.
+func TestItemLimitersTrackManyItems(t *testing.T) {
+	const items, ms = 700, time.Millisecond
+	exp := queue.NewTypedItemExponentialFailureRateLimiter[int](ms, time.Hour)
+	fastSlow := queue.NewTypedItemFastSlowRateLimiter[int](ms, time.Second, 2)
+	model := make(map[int]int)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for round := range 3 {
+		for range 5000 {
+			item := rng.IntN(items)
+			if rng.IntN(4) == 0 {
+				exp.Forget(item)
+				fastSlow.Forget(item)
+				delete(model, item)
+				continue
+			}
+			n := model[item]
+			model[item]++
+			if got, want := exp.When(item), min(ms<<n, time.Hour); got != want {
+				t.Fatalf("round %d: exponential When(%d) after %d failures = %v, want %v", round, item, n, got, want)
+			}
+			want := time.Second
+			if n < 2 {
+				want = ms
+			}
+			if got := fastSlow.When(item); got != want {
+				t.Fatalf("round %d: fast-slow When(%d) after %d failures = %v, want %v", round, item, n, got, want)
+			}
+		}
+		for item := range items {
+			if got, want := exp.NumRequeues(item), model[item]; got != want {
+				t.Errorf("round %d: exponential NumRequeues(%d) = %d, want %d", round, item, got, want)
+			}
+			if got, want := fastSlow.NumRequeues(item), model[item]; got != want {
+				t.Errorf("round %d: fast-slow NumRequeues(%d) = %d, want %d", round, item, got, want)
+			}
+		}
+		for item := range items {
+			exp.Forget(item)
+			fastSlow.Forget(item)
+		}
+		clear(model)
+		for item := range items {
+			if exp.NumRequeues(item) != 0 || fastSlow.NumRequeues(item) != 0 {
+				t.Fatalf("round %d: NumRequeues(%d) after Forget = %d, %d, want 0", round, item, exp.NumRequeues(item), fastSlow.NumRequeues(item))
+			}
+		}
+	}
+}
+
+// constLimiter always delays by d. It is not one of the package's limiters,
+// so queues and combining limiters call its When.
+type constLimiter time.Duration
+
+func (l constLimiter) When(string) time.Duration { return time.Duration(l) }
+func (constLimiter) Forget(string)               {}
+func (constLimiter) NumRequeues(string) int      { return 0 }
+
+// AddRateLimited queues items when the limiter says, whether the limiter,
+// or one it combines, is one of the package's or another implementation.
+func TestAddRateLimitedLimiterKinds(t *testing.T) {
+	ms := time.Millisecond
+	tests := []struct {
+		name    string
+		limiter func() queue.TypedRateLimiter[string]
+		want    []time.Duration // ready times of a and b, added at once
+	}{
+		{"other implementation", func() queue.TypedRateLimiter[string] { return constLimiter(3 * time.Second) }, []time.Duration{3 * time.Second, 3 * time.Second}},
+		{"bucket", func() queue.TypedRateLimiter[string] { return queue.NewTypedBucketRateLimiter[string](1, 1) }, []time.Duration{0, time.Second}},
+		{"max of other and bucket", func() queue.TypedRateLimiter[string] {
+			return queue.NewTypedMaxOfRateLimiter(constLimiter(ms), queue.NewTypedBucketRateLimiter[string](1, 1))
+		}, []time.Duration{ms, time.Second}},
+		{"max wait over other", func() queue.TypedRateLimiter[string] {
+			return queue.NewTypedWithMaxWaitRateLimiter(constLimiter(time.Hour), 2*time.Second)
+		}, []time.Duration{2 * time.Second, 2 * time.Second}},
+		{"max wait over bucket", func() queue.TypedRateLimiter[string] {
+			return queue.NewTypedWithMaxWaitRateLimiter(queue.NewTypedBucketRateLimiter[string](1, 1), 500*ms)
+		}, []time.Duration{0, 500 * ms}},
+		{"controller default", func() queue.TypedRateLimiter[string] { return queue.DefaultTypedControllerRateLimiter[string]() }, []time.Duration{5 * ms, 5 * ms}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				q := queue.NewTypedRateLimitingQueue(tt.limiter(), queue.Options{})
+				defer q.ShutDown()
+				start := time.Now()
+				q.AddRateLimited("a")
+				q.AddRateLimited("b")
+				var got []time.Duration
+				for range 2 {
+					item, err := q.Get(context.Background())
+					if err != nil {
+						t.Fatalf("Get() error = %v", err)
+					}
+					got = append(got, time.Since(start))
+					q.Done(item)
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("ready times of a and b mismatch (-want +got):\n%s", diff)
+				}
+			})
+		})
 	}
 }

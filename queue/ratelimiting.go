@@ -1,5 +1,7 @@
 package queue
 
+import "time"
+
 // TypedRateLimitingQueue is a [TypedDelayingQueue] whose items can be
 // re-added after a delay chosen by a [TypedRateLimiter], the usual way for
 // a controller to retry a failed item with backoff. [TypedRateLimitingQueue.Run]
@@ -11,6 +13,7 @@ package queue
 type TypedRateLimitingQueue[K comparable] struct {
 	TypedDelayingQueue[K]
 	limiter TypedRateLimiter[K]
+	clocked clockedLimiter[K] // limiter, if it is clocked
 }
 
 // NewTypedRateLimitingQueue returns an empty queue of items of type K whose
@@ -20,7 +23,7 @@ func NewTypedRateLimitingQueue[K comparable](limiter TypedRateLimiter[K], opts O
 	if limiter == nil {
 		limiter = DefaultTypedControllerRateLimiter[K]()
 	}
-	q := &TypedRateLimitingQueue[K]{limiter: limiter}
+	q := &TypedRateLimitingQueue[K]{limiter: limiter, clocked: clocked(limiter)}
 	q.init(opts)
 	return q
 }
@@ -32,7 +35,13 @@ func NewTypedRateLimitingQueue[K comparable](limiter TypedRateLimiter[K], opts O
 // With [DefaultTypedControllerRateLimiter] a call costs about 0.2µs and
 // allocates nothing in steady state.
 func (q *TypedRateLimitingQueue[K]) AddRateLimited(item K) {
-	q.addAfter(item, q.limiter.When(item))
+	if q.clocked == nil {
+		q.addAfter(item, q.limiter.When(item))
+		return
+	}
+	// One clock reading serves the limiter and the queue.
+	now := q.now()
+	q.addAfterAt(item, q.clocked.whenAt(item, q.epoch.Add(time.Duration(now))), now)
 }
 
 // Forget tells the rate limiter to stop tracking item, resetting its
