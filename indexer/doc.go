@@ -13,24 +13,20 @@
 // every index.
 //
 // Each index maps a value to the set of keys whose objects have it, as
-// computed by an IndexFunc. An object may have several values or none.
-// Index functions must be deterministic: the Indexer does not remember an
-// object's values but computes them again from the stored object when it is
-// deleted, which keeps the per-object memory below client-go's. It
-// remembers only a 64-bit hash (hash/maphash, randomly seeded) of each
-// object's values in all indexes: an update whose values hash the same as
-// the stored object's does no index work and does not index the stored
-// object, and one whose values differ indexes the stored object to remove
-// its values. Two different sets of values hash the same with probability
-// 2^-64 per update, which the Indexer takes as never; such a collision
-// would leave the stored object's old values in the index. A value whose
-// last object leaves is removed from the index.
+// computed by an IndexFunc. An object may have several values or none. The
+// Indexer calls the IndexFuncs once per written object and remembers which
+// values each stored object has: an update compares the new object's values
+// with them, and does no index work for an index whose values did not
+// change; a delete runs no user code. No IndexFunc ever runs on a stored
+// object again, so an object modified in place after it was stored (which
+// callers must not do) cannot corrupt the indexes. A value whose last
+// object leaves is removed from the index.
 //
-// A KeyFunc or IndexFunc that fails makes the operation return the error
-// and leave the store exactly as it was. Asking for an index that does not
-// exist is an error wrapping ErrUnknownIndex. AddIndexers indexes the
-// objects already stored; an index name already in use is an error wrapping
-// ErrIndexExists.
+// A KeyFunc or IndexFunc that fails makes the operation return the error and
+// leave the store exactly as it was; DeleteKey never fails. Asking for an
+// index that does not exist is an error wrapping ErrUnknownIndex.
+// AddIndexers indexes the objects already stored; an index name already in
+// use is an error wrapping ErrIndexExists.
 //
 // Objects are shared, not copied: the Indexer hands out the stored values,
 // and callers must not modify what they point to.
@@ -43,12 +39,9 @@
 // a slow function never stalls readers. Key and index functions must not
 // call the Indexer's write methods.
 //
-// Writers compute keys and index values before taking the write lock. To
-// learn the index values of the object they replace (when the hash of its
-// values differs from the new object's), they read it under the read lock, index it without the lock, and apply the write only if the
-// object is still unchanged, retrying otherwise; concurrent writers to
-// different keys almost never retry. AddIndexers holds off writers (not
-// readers) while it indexes the stored objects.
+// Writers compute keys and index values before taking the write lock, and
+// apply the write under it without running user code. AddIndexers holds
+// off writers (not readers) while it indexes the stored objects.
 //
 // Objects live in a dense array of fixed-size chunks (128 entries), found
 // through an open-addressing table of positions. List, ListKeys, All and
@@ -57,9 +50,9 @@
 // Each write publishes a snapshot header; taking a snapshot costs constant
 // time and takes no lock (it waits only while a write is under way, and
 // writes run no user code), so full listings never hold off writers, and a
-// write costs at most two small chunk copies more while listings run. GetByKey, ByIndex and Index hold the read lock while they
-// look up their objects, ByIndex and Index for time proportional to the
-// number of matches.
+// write costs at most two small chunk copies more while listings run.
+// GetByKey, ByIndex and Index hold the read lock while they look up their
+// objects, ByIndex and Index for time proportional to the number of matches.
 //
 // # Differences from client-go
 //
@@ -67,6 +60,9 @@
 //     NamespaceLister.Get return T.
 //   - A failing KeyFunc or IndexFunc returns an error and changes nothing;
 //     client-go panics inside the store and may leave it half updated.
+//   - Update and Delete never call an IndexFunc on the stored object;
+//     client-go recomputes its values under the lock, and an object
+//     modified in place leaves stale entries in its indexes.
 //   - Index functions never run under the lock, and full listings hold the
 //     lock for constant time instead of walking the map under it.
 //   - An Indexer is not a Store with a resource version: there is no

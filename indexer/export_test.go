@@ -4,30 +4,30 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 )
 
 // CheckInvariants verifies the internal structure of x: positions and
 // entries agree, the slots past the end are cleared, no chunk beyond the
-// one spare is kept, every entry's values sum is that of its index values,
-// every index holds exactly what its function computes
-// for the stored objects, and no index bucket is empty.
+// one spare is kept, every index holds exactly what its function computes
+// for the stored objects, no index bucket is empty, and each entry's
+// recorded buckets are exactly those that hold it.
 func (x *Indexer[T]) CheckInvariants() error {
 	x.gate.Lock() // hold off writers so the recomputation below sees what the lock saw
 	defer x.gate.Unlock()
 	x.mu.RLock()
 	t := x.t
 	indices := make([]map[string][]string, len(x.indices))
-	for i, ix := range x.indices {
-		indices[i] = make(map[string][]string, len(ix))
-		for v, keys := range ix {
-			if len(keys) == 0 {
-				x.mu.RUnlock()
-				return fmt.Errorf("index %d: empty bucket %q", i, v)
-			}
-			indices[i][v] = slices.Sorted(maps.Keys(keys))
+	var err error
+	for i := range x.indices {
+		if indices[i], err = checkIndex(&x.indices[i], &t); err != nil {
+			err = fmt.Errorf("index %d: %v", i, err)
+			break
 		}
 	}
-	err := t.check()
+	if err == nil {
+		err = t.check()
+	}
 	x.mu.RUnlock()
 	if err != nil {
 		return err
@@ -36,20 +36,6 @@ func (x *Indexer[T]) CheckInvariants() error {
 	set := x.indexes.Load()
 	if len(set.funcs) != len(indices) {
 		return fmt.Errorf("%d index functions, %d indices", len(set.funcs), len(indices))
-	}
-	for k := range t.n {
-		e := t.at(k)
-		want := uint64(0)
-		if len(set.funcs) > 0 {
-			vals, err := set.values(nil, 0, e.key, e.obj)
-			if err != nil {
-				return err
-			}
-			want = valuesSum(x.seed, vals)
-		}
-		if e.sum != want {
-			return fmt.Errorf("entry %q: values sum %#x, want %#x", e.key, e.sum, want)
-		}
 	}
 	for i, f := range set.funcs {
 		sets := map[string]map[string]bool{}
@@ -75,6 +61,69 @@ func (x *Indexer[T]) CheckInvariants() error {
 		}
 	}
 	return nil
+}
+
+// checkIndex verifies the structure of ix against t and returns its contents:
+// each value with the sorted keys of its entries.
+func checkIndex[T any](ix *index, t *table[T]) (map[string][]string, error) {
+	if len(ix.of) != t.n {
+		return nil, fmt.Errorf("%d recorded entries, %d stored", len(ix.of), t.n)
+	}
+	// holds[p] are the buckets that hold entry p.
+	holds := make([][]*bucket, t.n)
+	out := make(map[string][]string, len(ix.buckets))
+	for v, b := range ix.buckets {
+		if b.value != v {
+			return nil, fmt.Errorf("bucket %q has value %q", v, b.value)
+		}
+		if b.many != nil && len(b.many) < 2 {
+			return nil, fmt.Errorf("bucket %q: a set of %d entries", v, len(b.many))
+		}
+		var keys []string
+		for p := range b.members {
+			if int(p) < 0 || int(p) >= t.n {
+				return nil, fmt.Errorf("bucket %q holds entry %d of %d", v, p, t.n)
+			}
+			holds[p] = append(holds[p], b)
+			keys = append(keys, t.at(int(p)).key)
+		}
+		slices.Sort(keys)
+		out[v] = keys
+	}
+	for p := range ix.multi {
+		if int(p) < 0 || int(p) >= t.n {
+			return nil, fmt.Errorf("buckets recorded for entry %d of %d", p, t.n)
+		}
+	}
+	byValue := func(a, b *bucket) int { return strings.Compare(a.value, b.value) }
+	for p, got := range holds {
+		var rec []*bucket
+		if b := ix.of[p]; b != nil {
+			rec = []*bucket{b}
+			if _, ok := ix.multi[int32(p)]; ok {
+				return nil, fmt.Errorf("entry %d has one bucket and several", p)
+			}
+		} else if bs, ok := ix.multi[int32(p)]; ok {
+			if len(bs) < 2 {
+				return nil, fmt.Errorf("entry %d: %d buckets recorded as several", p, len(bs))
+			}
+			rec = slices.Clone(bs)
+		}
+		slices.SortFunc(rec, byValue)
+		slices.SortFunc(got, byValue)
+		if !slices.Equal(rec, got) {
+			return nil, fmt.Errorf("entry %d: recorded buckets %v, held by %v", p, values(rec), values(got))
+		}
+	}
+	return out, nil
+}
+
+func values(bs []*bucket) []string {
+	out := make([]string, len(bs))
+	for i, b := range bs {
+		out[i] = b.value
+	}
+	return out
 }
 
 func (t *table[T]) check() error {

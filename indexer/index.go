@@ -1,19 +1,19 @@
 package indexer
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"hash/maphash"
 	"maps"
 	"slices"
 )
 
 // IndexFunc computes the values under which obj is found in one index. An
-// object may have any number of values, including none. It must be
-// deterministic: the Indexer calls it again on the stored object when the
-// object is deleted, or updated with different values, instead of
-// remembering the values.
+// object may have any number of values, including none; duplicates count
+// once. The Indexer calls it once on each object it is given to store (and
+// on each stored object when AddIndexers adds its index), never under the
+// lock, and never again on a stored object: it remembers the values. The
+// Indexer neither modifies nor keeps the returned slice, only the strings
+// in it, so an IndexFunc may return a slice it shares between calls.
 type IndexFunc[T any] func(obj T) ([]string, error)
 
 // Indexers maps index names to the functions that compute them.
@@ -88,80 +88,213 @@ func (s *indexSet[T]) values(dst [][]string, from int, key string, obj T) ([][]s
 	return dst, nil
 }
 
-// valuesSum returns a 64-bit hash of an object's values in every index, as
-// indexSet.values returns them. Each index's value count and each value's
-// length are hashed before the values, so two different lists of value
-// lists never feed the hash the same bytes: they get the same sum only by
-// a collision of maphash under the Indexer's random seed, which has
-// probability 2^-64 per comparison.
-func valuesSum(seed maphash.Seed, vals [][]string) uint64 {
-	var h maphash.Hash
-	h.SetSeed(seed)
-	var n [8]byte
-	for _, vs := range vals {
-		binary.LittleEndian.PutUint64(n[:], uint64(len(vs)))
-		h.Write(n[:])
-		for _, v := range vs {
-			binary.LittleEndian.PutUint64(n[:], uint64(len(v)))
-			h.Write(n[:])
-			h.WriteString(v)
-		}
-	}
-	return h.Sum64()
+// bucket is the set of entries that have one value of one index, named by
+// their positions in the table. A bucket is never empty: the index deletes
+// it when its last entry leaves. A bucket of one entry, the common case for
+// label and owner indexes, holds it inline and allocates no set.
+type bucket struct {
+	value string
+	// one is the only entry when many is nil.
+	one int32
+	// many holds the entries when there are two or more.
+	many map[int32]struct{}
 }
 
-// index maps each value of one index to the set of keys with that value.
-// Empty sets are deleted, so the index never holds more than its objects
-// need.
-type index map[string]map[string]struct{}
-
-func (ix index) add(value, key string) {
-	keys := ix[value]
-	if keys == nil {
-		keys = make(map[string]struct{}, 1)
-		ix[value] = keys
+// len returns the number of entries in b.
+func (b *bucket) len() int {
+	if b.many == nil {
+		return 1
 	}
-	keys[key] = struct{}{}
+	return len(b.many)
 }
 
-func (ix index) remove(value, key string) {
-	keys := ix[value]
-	if keys == nil {
+// members yields each entry of b, in no particular order. It is an
+// iter.Seq[int32].
+func (b *bucket) members(yield func(p int32) bool) {
+	if b.many == nil {
+		yield(b.one)
 		return
 	}
-	delete(keys, key)
-	if len(keys) == 0 {
-		delete(ix, value)
+	for p := range b.many {
+		if !yield(p) {
+			return
+		}
 	}
 }
 
-// smallDiff is the largest product of old and new value counts for which
-// update compares values pairwise instead of replacing them all.
-const smallDiff = 64
+// add adds entry p to b.
+func (b *bucket) add(p int32) {
+	if b.many == nil {
+		if b.one == p {
+			return
+		}
+		b.many = map[int32]struct{}{b.one: {}}
+	}
+	b.many[p] = struct{}{}
+}
 
-// update moves key from the old values to the new ones, touching only the
-// values that differ.
-func (ix index) update(key string, old, new []string) {
-	if slices.Equal(old, new) {
+// remove removes entry p, which b holds, and reports whether b is now
+// empty.
+func (b *bucket) remove(p int32) (empty bool) {
+	if b.many == nil {
+		return true
+	}
+	delete(b.many, p)
+	if len(b.many) == 1 {
+		for q := range b.many {
+			b.one = q
+		}
+		b.many = nil
+	}
+	return false
+}
+
+// move records that entry from, which b holds, is now entry to.
+func (b *bucket) move(from, to int32) {
+	if b.many == nil {
+		b.one = to
 		return
 	}
-	if len(old)*len(new) > smallDiff {
-		for _, v := range old {
-			ix.remove(v, key)
+	delete(b.many, from)
+	b.many[to] = struct{}{}
+}
+
+// index is one secondary index. It maps each value to the bucket of the
+// entries that have it, and remembers each entry's buckets, so that an
+// update compares the new values with the buckets instead of calling the
+// IndexFunc on the object it replaces, and a delete runs no user code.
+//
+// Entries are named by their table positions: when the table moves its
+// last entry into a hole, the index moves it too (see delete).
+type index struct {
+	buckets map[string]*bucket
+	// of[p] is the bucket of entry p if it has exactly one value, nil if
+	// it has none or several; len(of) is the number of entries.
+	of []*bucket
+	// multi[p] holds the buckets of entry p if it has two or more distinct
+	// values, without duplicates.
+	multi map[int32][]*bucket
+}
+
+func newIndex() index {
+	return index{buckets: map[string]*bucket{}}
+}
+
+// join adds entry p to the bucket of value v, creating it if needed.
+func (ix *index) join(v string, p int32) *bucket {
+	b := ix.buckets[v]
+	if b == nil {
+		b = &bucket{value: v, one: p}
+		ix.buckets[v] = b
+		return b
+	}
+	b.add(p)
+	return b
+}
+
+// leave removes entry p from b, deleting b if that empties it.
+func (ix *index) leave(b *bucket, p int32) {
+	if b.remove(p) {
+		delete(ix.buckets, b.value)
+	}
+}
+
+// insert indexes entry p, the entry after the last one, under vals.
+func (ix *index) insert(p int32, vals []string) {
+	ix.of = append(ix.of, nil)
+	ix.assign(p, vals)
+}
+
+// assign adds entry p, which is in no bucket, to the buckets of vals and
+// records them.
+func (ix *index) assign(p int32, vals []string) {
+	switch len(vals) {
+	case 0:
+	case 1:
+		ix.of[p] = ix.join(vals[0], p)
+	default:
+		var bs []*bucket
+		for i, v := range vals {
+			if !slices.Contains(vals[:i], v) {
+				bs = append(bs, ix.join(v, p))
+			}
 		}
-		for _, v := range new {
-			ix.add(v, key)
+		if len(bs) == 1 {
+			ix.of[p] = bs[0]
+			return
 		}
+		if ix.multi == nil {
+			ix.multi = map[int32][]*bucket{}
+		}
+		ix.multi[p] = bs
+	}
+}
+
+// unassign removes entry p from all its buckets and forgets them.
+func (ix *index) unassign(p int32) {
+	if b := ix.of[p]; b != nil {
+		ix.leave(b, p)
+		ix.of[p] = nil
 		return
 	}
-	for _, v := range old {
-		if !slices.Contains(new, v) {
-			ix.remove(v, key)
+	if bs, ok := ix.multi[p]; ok {
+		for _, b := range bs {
+			ix.leave(b, p)
+		}
+		delete(ix.multi, p)
+	}
+}
+
+// update moves entry p to the buckets of vals. When the values are those
+// the entry already has, in the same order, it changes nothing.
+func (ix *index) update(p int32, vals []string) {
+	if b := ix.of[p]; b != nil {
+		if len(vals) == 1 && b.value == vals[0] {
+			return
+		}
+		if len(vals) == 1 {
+			ix.leave(b, p)
+			ix.of[p] = ix.join(vals[0], p)
+			return
+		}
+	} else if bs := ix.multi[p]; len(bs) == len(vals) && sameValues(bs, vals) {
+		return
+	} else if len(bs) == 0 && len(vals) == 0 {
+		return
+	}
+	ix.unassign(p)
+	ix.assign(p, vals)
+}
+
+// sameValues reports whether bs holds the buckets of vals, in order.
+func sameValues(bs []*bucket, vals []string) bool {
+	for i, b := range bs {
+		if b.value != vals[i] {
+			return false
 		}
 	}
-	for _, v := range new {
-		if !slices.Contains(old, v) {
-			ix.add(v, key)
+	return true
+}
+
+// delete removes entry p from the index after the table moved its last
+// entry, last, into p (when p != last), and renames that entry p.
+func (ix *index) delete(p, last int32) {
+	ix.unassign(p)
+	if p != last {
+		if b := ix.of[last]; b != nil {
+			b.move(last, p)
+			ix.of[p] = b
+		} else if bs, ok := ix.multi[last]; ok {
+			for _, b := range bs {
+				b.move(last, p)
+			}
+			ix.multi[p] = bs
+			delete(ix.multi, last)
 		}
+	}
+	ix.of[last] = nil
+	ix.of = ix.of[:last]
+	if cap(ix.of) > 64 && len(ix.of) < cap(ix.of)/4 {
+		ix.of = slices.Clip(slices.Clone(ix.of))
 	}
 }

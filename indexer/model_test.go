@@ -28,26 +28,22 @@ func (m *model) indexable(o *obj) bool {
 	return true
 }
 
-// put reports what Put should return, and whether it should fail.
+// put reports what Put should return, and whether it should fail: only
+// the new object is indexed.
 func (m *model) put(key string, o *obj) (old *obj, existed, fails bool) {
-	old, existed = m.objs[key]
-	if !m.indexable(o) || existed && !m.indexable(old) {
+	if !m.indexable(o) {
 		return nil, false, true
 	}
+	old, existed = m.objs[key]
 	m.objs[key] = o
 	return old, existed, false
 }
 
+// deleteKey reports what DeleteKey should return; it never fails.
 func (m *model) deleteKey(key string) (old *obj, existed, fails bool) {
 	old, existed = m.objs[key]
-	if !existed {
-		return nil, false, false
-	}
-	if !m.indexable(old) {
-		return nil, false, true
-	}
 	delete(m.objs, key)
-	return old, true, false
+	return old, existed, false
 }
 
 // replace reports whether Replace should fail.

@@ -107,15 +107,23 @@ func (x *Indexer[T]) Index(indexName string, obj T) ([]T, error) {
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	ix := x.indices[i]
+	ix := &x.indices[i]
 	if len(values) == 1 {
-		return x.objectsLocked(ix[values[0]]), nil
+		return x.objectsLocked(ix.buckets[values[0]]), nil
 	}
-	keys := make(map[string]struct{})
+	var ps []int32
 	for _, v := range values {
-		maps.Copy(keys, ix[v])
+		if b := ix.buckets[v]; b != nil {
+			ps = slices.AppendSeq(ps, b.members)
+		}
 	}
-	return x.objectsLocked(keys), nil
+	slices.Sort(ps)
+	ps = slices.Compact(ps)
+	out := make([]T, len(ps))
+	for j, p := range ps {
+		out[j] = x.t.at(int(p)).obj
+	}
+	return out, nil
 }
 
 // ByIndex returns the stored objects whose named index includes value, in
@@ -128,15 +136,17 @@ func (x *Indexer[T]) ByIndex(indexName, value string) ([]T, error) {
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.objectsLocked(x.indices[i][value]), nil
+	return x.objectsLocked(x.indices[i].buckets[value]), nil
 }
 
-// objectsLocked returns the objects stored under keys.
-func (x *Indexer[T]) objectsLocked(keys map[string]struct{}) []T {
-	out := make([]T, 0, len(keys))
-	for k := range keys {
-		_, p, _ := x.t.find(k, hash(x.seed, k))
-		out = append(out, x.t.at(p).obj)
+// objectsLocked returns the objects of the entries in b, which may be nil.
+func (x *Indexer[T]) objectsLocked(b *bucket) []T {
+	if b == nil {
+		return []T{}
+	}
+	out := make([]T, 0, b.len())
+	for p := range b.members {
+		out = append(out, x.t.at(int(p)).obj)
 	}
 	return out
 }
@@ -148,8 +158,14 @@ func (x *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	keys := []string{}
 	x.mu.RLock()
-	keys := slices.AppendSeq(make([]string, 0, len(x.indices[i][value])), maps.Keys(x.indices[i][value]))
+	if b := x.indices[i].buckets[value]; b != nil {
+		keys = make([]string, 0, b.len())
+		for p := range b.members {
+			keys = append(keys, x.t.at(int(p)).key)
+		}
+	}
 	x.mu.RUnlock()
 	slices.Sort(keys)
 	return keys, nil
@@ -163,7 +179,8 @@ func (x *Indexer[T]) ListIndexFuncValues(indexName string) ([]string, error) {
 		return nil, err
 	}
 	x.mu.RLock()
-	values := slices.AppendSeq(make([]string, 0, len(x.indices[i])), maps.Keys(x.indices[i]))
+	buckets := x.indices[i].buckets
+	values := slices.AppendSeq(make([]string, 0, len(buckets)), maps.Keys(buckets))
 	x.mu.RUnlock()
 	slices.Sort(values)
 	return values, nil

@@ -15,13 +15,10 @@ const (
 	chunkMask = chunkLen - 1
 )
 
-// entry is one stored object with the key it is stored under and the sum
-// of its index values (see valuesSum), which lets an update whose values
-// did not change skip indexing the object it replaces.
+// entry is one stored object with the key it is stored under.
 type entry[T any] struct {
 	key string
 	obj T
-	sum uint64
 }
 
 // chunk is a fixed-size block of the dense entry array.
@@ -31,16 +28,13 @@ type chunk[T any] struct {
 	// from an earlier epoch may be referenced by a snapshot and must be
 	// copied before it is changed.
 	epoch uint64
-	// ver is the table sequence number of the write that last changed the
-	// chunk. Writers use it to learn, without running user code under the
-	// lock, that an entry they read earlier has not changed since.
-	ver uint64
 }
 
 // table is the dense storage of an Indexer: entries 0..n-1 live in
 // chunks[i>>chunkBits].entries[i&chunkMask], and pos maps each key to its
-// entry's position. Deleting swaps the last entry into the hole, so the
-// entries stay dense and a walk never meets a gap.
+// entry's position. Deleting moves the last entry into the hole, so the
+// entries stay dense and a walk never meets a gap; the indexes, which name
+// entries by position, move it too.
 //
 // Snapshots share chunks with the table instead of copying entries. The
 // table never changes a chunk or the chunks backing array that a snapshot
@@ -48,7 +42,7 @@ type chunk[T any] struct {
 // table copies them before writing (copy-on-write).
 //
 // Methods that change the table need the Indexer's write lock; at, find,
-// findBytes, lookup and snapshot need the read lock. A table no Indexer has
+// findBytes and snapshot need the read lock. A table no Indexer has
 // published yet (Replace builds one) needs no lock.
 type table[T any] struct {
 	pos    positions
@@ -61,8 +55,6 @@ type table[T any] struct {
 	// chunksEpoch is the epoch in which the chunks backing array was
 	// allocated.
 	chunksEpoch uint64
-	// seq counts writes; see chunk.ver.
-	seq uint64
 }
 
 func newTable[T any](size int, seed maphash.Seed) table[T] {
@@ -109,33 +101,10 @@ func (t *table[T]) findBytes(key []byte, h uint32) (p int, ok bool) {
 	}
 }
 
-// lookup returns the position of key and the version of its chunk.
-func (t *table[T]) lookup(key string, h uint32) (p int, ver uint64, ok bool) {
-	_, p, ok = t.find(key, h)
-	if !ok {
-		return 0, 0, false
-	}
-	return p, t.chunks[p>>chunkBits].ver, true
-}
-
-// unchanged reports whether what lookup returned is still true: key is
-// still absent, or still at position p in a chunk unwritten since. A chunk
-// version is never reused (even across Replace), so an unwritten chunk
-// still holds key at p, and no search is needed.
-func (t *table[T]) unchanged(key string, h uint32, p int, ver uint64, existed bool) bool {
-	if existed {
-		ci := p >> chunkBits
-		return ci < len(t.chunks) && t.chunks[ci].ver == ver
-	}
-	_, _, ok := t.find(key, h)
-	return !ok
-}
-
 // begin starts a write. shared reports whether a snapshot was taken since
 // the previous write, which opens a new epoch: everything allocated before
 // is copied before it is changed.
 func (t *table[T]) begin(shared bool) {
-	t.seq++
 	if shared {
 		t.epoch++
 	}
@@ -150,7 +119,7 @@ func (t *table[T]) writableChunks() {
 }
 
 // writable returns chunk ci ready to be changed, copying it first if a
-// snapshot may share it, and stamps it with the current write.
+// snapshot may share it.
 func (t *table[T]) writable(ci int) *chunk[T] {
 	c := t.chunks[ci]
 	if c.epoch != t.epoch {
@@ -160,29 +129,28 @@ func (t *table[T]) writable(ci int) *chunk[T] {
 		c = &cp
 		t.chunks[ci] = c
 	}
-	c.ver = t.seq
 	return c
 }
 
-// put stores obj, whose values sum to sum, under key, whose hash is h, and
-// returns the object it replaced.
-func (t *table[T]) put(key string, h uint32, obj T, sum uint64) (old T, existed bool) {
+// put stores obj under key, whose hash is h, and returns its position and
+// the object it replaced.
+func (t *table[T]) put(key string, h uint32, obj T) (p int, old T, existed bool) {
 	if _, p, ok := t.find(key, h); ok {
-		return t.set(p, obj, sum), true
+		return p, t.set(p, obj), true
 	}
-	t.append(key, h, obj, sum)
-	return old, false
+	return t.append(key, h, obj), old, false
 }
 
 // set replaces the object at position p and returns the old one.
-func (t *table[T]) set(p int, obj T, sum uint64) (old T) {
+func (t *table[T]) set(p int, obj T) (old T) {
 	e := &t.writable(p >> chunkBits).entries[p&chunkMask]
-	old, e.obj, e.sum = e.obj, obj, sum
+	old, e.obj = e.obj, obj
 	return old
 }
 
-// append stores a new entry, whose key is absent, at the end.
-func (t *table[T]) append(key string, h uint32, obj T, sum uint64) {
+// append stores a new entry, whose key is absent, at the end, and returns
+// its position.
+func (t *table[T]) append(key string, h uint32, obj T) int {
 	p := t.n
 	ci := p >> chunkBits
 	if ci == len(t.chunks) {
@@ -195,19 +163,17 @@ func (t *table[T]) append(key string, h uint32, obj T, sum uint64) {
 			t.chunksEpoch = t.epoch
 		}
 	}
-	t.writable(ci).entries[p&chunkMask] = entry[T]{key: key, obj: obj, sum: sum}
+	t.writable(ci).entries[p&chunkMask] = entry[T]{key: key, obj: obj}
 	t.n++
 	t.pos.insert(h, p)
+	return p
 }
 
-// delete removes the entry stored under key, whose hash is h, moving the
-// last entry into the hole, and returns the removed object.
-func (t *table[T]) delete(key string, h uint32) (old T, existed bool) {
-	i, p, ok := t.find(key, h)
-	if !ok {
-		return old, false
-	}
-	last := t.n - 1
+// delete removes the entry at position p, whose key is in slot i of pos
+// (as find returns them), moving the last entry into the hole, and returns
+// the removed object and the position the moved entry came from.
+func (t *table[T]) delete(i, p int) (old T, last int) {
+	last = t.n - 1
 	old = t.at(p).obj
 	t.pos.delete(i)
 	if p != last {
@@ -225,7 +191,7 @@ func (t *table[T]) delete(key string, h uint32) (old T, existed bool) {
 		clear(t.chunks[keep:])
 		t.chunks = t.chunks[:keep]
 	}
-	return old, true
+	return old, last
 }
 
 // snapshot is a read-only view of the table at one instant: the chunk
