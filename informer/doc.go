@@ -105,8 +105,9 @@
 // # Performance
 //
 // Handing a notification to a handler allocates nothing: notifications
-// are small values in each handler's ring buffer, and the handler's
-// goroutine takes the whole buffer at once. An event costs one allocation
+// are small values appended to each handler's buffer, and the handler's
+// goroutine swaps the whole buffer for the one it has just delivered, so
+// that a steady stream reuses the same two slices. An event costs one allocation
 // end to end (its key), plus what the index functions allocate
 // (NamespaceIndexFunc: one slice for the old state, one for the new).
 // BenchmarkEvents, BenchmarkLatency, BenchmarkInitialSync and
@@ -139,7 +140,7 @@
 //     oldest pending change. client-go's informers now use RealFIFO, which
 //     keeps arrival order across objects. Changes of one object are in
 //     order in both.
-//   - One goroutine and one mutex-guarded ring per handler, with no
+//   - One goroutine and one mutex-guarded buffer per handler, with no
 //     allocation per notification; client-go uses three goroutines and two
 //     channel hops per handler.
 //   - Bounded buffers with a Block or Coalesce policy, and a depth gauge

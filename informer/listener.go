@@ -5,16 +5,14 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-
-	"github.com/typedcache/typedcache/internal/ring"
 )
 
-// listener delivers notifications to one handler. The informer pushes
-// notifications into its buffer, under its mutex, with no allocation per
-// notification; one goroutine (run) swaps the whole buffer out and calls
-// the handler for each notification without holding the mutex. A slow
-// handler therefore delays only itself, unless its buffer is bounded with
-// the Block policy.
+// listener delivers notifications to one handler. The informer appends
+// notifications to its buffer, under its mutex, with no allocation per
+// notification; one goroutine (run) swaps the whole buffer for its own
+// empty one and calls the handler for each notification without holding
+// the mutex. A slow handler therefore delays only itself, unless its
+// buffer is bounded with the Block policy.
 type listener[T any] struct {
 	handler Handler[T]
 	name    string
@@ -32,8 +30,10 @@ type listener[T any] struct {
 	// waits (waiters > 0) and when the listener stops; pushes waiting
 	// under the Block policy wait on it.
 	space sync.Cond
-	// buf holds notifications waiting for run, oldest first.
-	buf ring.Ring[notification[T]]
+	// buf holds notifications waiting for run, oldest first. run swaps it
+	// for its delivered chunk, so the two slices take turns and their
+	// memory is reused (see keepChunk).
+	buf []notification[T]
 	// over holds the overflow of a full Coalesce buffer; it is newer than
 	// all of buf, and while it is non-empty every push goes to it.
 	over coalescer[T]
@@ -120,7 +120,7 @@ func (l *listener[T]) push(ns []notification[T], unbounded bool) {
 				return
 			}
 		}
-		l.buf.Push(*n)
+		l.buf = append(l.buf, *n)
 		pushed = true
 	}
 	if pushed {
@@ -131,7 +131,7 @@ func (l *listener[T]) push(ns []notification[T], unbounded bool) {
 // fullLocked reports whether limit notifications are pending: waiting in
 // buf or taken by run and not yet delivered. Requires l.mu held.
 func (l *listener[T]) fullLocked() bool {
-	return l.buf.Len()+int(l.inflight.Load()) >= l.limit
+	return len(l.buf)+int(l.inflight.Load()) >= l.limit
 }
 
 // waitSpaceLocked waits until the buffer is not full, and reports false
@@ -153,21 +153,53 @@ func (l *listener[T]) waitSpaceLocked() bool {
 // run delivers notifications until the listener stops.
 func (l *listener[T]) run() {
 	defer close(l.done)
-	var chunk ring.Ring[notification[T]]
-	for l.take(&chunk) {
-		n := chunk.Len()
-		l.finishInitial(l.deliverChunk(&chunk))
-		if n > keepChunk {
-			// Drop a buffer grown by a burst (an initial list, a stall):
-			// rings never shrink, and buf takes this one at the next swap.
-			chunk = ring.Ring[notification[T]]{}
-		}
+	var c chunk[T]
+	for l.take(&c.ns) {
+		l.finishInitial(l.deliverChunk(&c.ns))
+		c.recycle()
 	}
 }
 
-// keepChunk is the largest chunk whose buffer run keeps for reuse: the
-// informer's batch size, rounded up to the ring's power of two.
-const keepChunk = 1024
+// chunk is the slice of notifications run is delivering. Once delivered,
+// it goes back to the buffer at the next swap, so that a steady stream of
+// notifications allocates nothing; recycle decides whether its memory is
+// worth keeping.
+type chunk[T any] struct {
+	ns []notification[T]
+	// slack counts the consecutive chunks that used under a quarter of
+	// the capacity they were given.
+	slack int
+}
+
+// keepChunk is the largest capacity, in notifications, a chunk keeps for
+// reuse (640 KB for a pointer type). A chunk larger than smallChunk (40
+// KB) is dropped anyway after slackChunks consecutive chunks that used
+// under a quarter of their capacity. A burst (an initial list, a stalled
+// handler) thus does not pin its memory for long, and a steady stream of
+// any rate reuses the same two slices instead of growing a new one at
+// every swap.
+const (
+	keepChunk   = 16384
+	smallChunk  = 1024
+	slackChunks = 64
+)
+
+// recycle empties the delivered chunk, keeping its memory for the next
+// swap unless it is larger than keepChunk, or larger than smallChunk and
+// mostly unused for slackChunks chunks in a row.
+func (c *chunk[T]) recycle() {
+	n, capacity := len(c.ns), cap(c.ns)
+	if 4*n < capacity {
+		c.slack++
+	} else {
+		c.slack = 0
+	}
+	if capacity > keepChunk || (capacity > smallChunk && c.slack >= slackChunks) {
+		c.ns, c.slack = nil, 0
+		return
+	}
+	c.ns = c.ns[:0]
+}
 
 // finishInitial records that n initial-list adds were delivered.
 func (l *listener[T]) finishInitial(n int) {
@@ -180,50 +212,50 @@ func (l *listener[T]) finishInitial(n int) {
 	l.mu.Unlock()
 }
 
-// take waits until notifications are pending and moves them all into the
-// empty chunk, so that the mutex is taken once per chunk, not per
+// take waits until notifications are pending and swaps the buffer for
+// the empty chunk, so that the mutex is taken once per chunk, not per
 // notification. It reports false, moving nothing, once the listener has
 // stopped.
-func (l *listener[T]) take(chunk *ring.Ring[notification[T]]) bool {
+func (l *listener[T]) take(chunk *[]notification[T]) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for l.buf.Len() == 0 && l.over.Len() == 0 && !l.stopped {
+	for len(l.buf) == 0 && l.over.Len() == 0 && !l.stopped {
 		l.ready.Wait()
 	}
 	if l.stopped {
 		return false
 	}
 	// The overflow is newer than buf: it moves in behind it.
-	for l.buf.Len() < l.limit {
+	for len(l.buf) < l.limit {
 		n, ok := l.over.pop()
 		if !ok {
 			break
 		}
-		l.buf.Push(n)
+		l.buf = append(l.buf, n)
 	}
-	*chunk, l.buf = l.buf, *chunk
-	l.inflight.Store(int64(chunk.Len()))
+	*chunk, l.buf = l.buf, (*chunk)[:0]
+	l.inflight.Store(int64(len(*chunk)))
 	return true
 }
 
-// deliverChunk calls the handler for every notification of chunk, leaving
-// it empty, and returns the number of initial-list adds delivered. It
-// stops early, dropping the rest, when the listener stops.
-func (l *listener[T]) deliverChunk(chunk *ring.Ring[notification[T]]) (initial int) {
-	for {
-		n, ok := chunk.Pop()
-		if !ok {
-			return initial
-		}
+// deliverChunk calls the handler for every notification of chunk,
+// clearing each once delivered so that the chunk pins no object, and
+// returns the number of initial-list adds delivered. It stops early,
+// dropping the rest, when the listener stops.
+func (l *listener[T]) deliverChunk(chunk *[]notification[T]) (initial int) {
+	ns := *chunk
+	for i := range ns {
 		if l.halt.Load() {
-			chunk.Clear()
+			clear(ns[i:])
 			l.inflight.Store(0)
 			return initial
 		}
-		l.deliver(&n)
+		n := &ns[i]
+		l.deliver(n)
 		if n.initial {
 			initial++
 		}
+		*n = notification[T]{}
 		l.inflight.Add(-1)
 		l.delivered.Add(1)
 		if l.waiters.Load() > 0 {
@@ -232,6 +264,7 @@ func (l *listener[T]) deliverChunk(chunk *ring.Ring[notification[T]]) (initial i
 			l.mu.Unlock()
 		}
 	}
+	return initial
 }
 
 // deliver calls the handler for n, recovering and reporting a panic.
@@ -269,7 +302,8 @@ func (l *listener[T]) stop() {
 	}
 	l.stopped = true
 	l.halt.Store(true)
-	l.buf.Clear()
+	clear(l.buf)
+	l.buf = nil
 	l.over.clear()
 	l.ready.Broadcast()
 	l.space.Broadcast()
