@@ -19,15 +19,6 @@ type IndexFunc[T any] func(obj T) ([]string, error)
 // Indexers maps index names to the functions that compute them.
 type Indexers[T any] map[string]IndexFunc[T]
 
-// NamespaceIndex is the conventional name of the index built by
-// NamespaceIndexFunc. Lister.Namespace uses it when it is present.
-const NamespaceIndex = "namespace"
-
-// NamespaceIndexFunc indexes an object by its namespace.
-func NamespaceIndexFunc[T Object](obj T) ([]string, error) {
-	return []string{obj.GetNamespace()}, nil
-}
-
 var (
 	// ErrUnknownIndex is returned, wrapped with the name, when a method is
 	// asked for an index the Indexer does not have.
