@@ -76,8 +76,13 @@ func checkIndex[T any](ix *index, t *table[T]) (map[string][]string, error) {
 		if b.value != v {
 			return nil, fmt.Errorf("bucket %q has value %q", v, b.value)
 		}
-		if b.many != nil && len(b.many) < 2 {
-			return nil, fmt.Errorf("bucket %q: a set of %d entries", v, len(b.many))
+		if b.many != nil {
+			if err := b.many.check(); err != nil {
+				return nil, fmt.Errorf("bucket %q: %v", v, err)
+			}
+			if b.many.n < 2 {
+				return nil, fmt.Errorf("bucket %q: a set of %d entries", v, b.many.n)
+			}
 		}
 		var keys []string
 		for p := range b.members {
@@ -116,6 +121,37 @@ func checkIndex[T any](ix *index, t *table[T]) (map[string][]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// check verifies that s counts its positions right, is not too full or
+// (unless minimal) too empty, and finds each of them by probing.
+func (s *posSet) check() error {
+	used := 0
+	for _, v := range s.slots {
+		if v != 0 {
+			used++
+		}
+	}
+	if used != s.n {
+		return fmt.Errorf("%d used slots, %d counted", used, s.n)
+	}
+	if size := len(s.slots); size < minSetSlots || size&(size-1) != 0 || s.n*16 > size*13 || size > minSetSlots && s.n*8 < size {
+		return fmt.Errorf("%d slots for %d positions", size, s.n)
+	}
+	mask := len(s.slots) - 1
+	for _, v := range s.slots {
+		if v == 0 {
+			continue
+		}
+		i := s.home(int32(v - 1))
+		for s.slots[i] != v {
+			if s.slots[i] == 0 {
+				return fmt.Errorf("position %d not found by probing", v-1)
+			}
+			i = (i + 1) & mask
+		}
+	}
+	return nil
 }
 
 func values(bs []*bucket) []string {
