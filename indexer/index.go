@@ -178,9 +178,7 @@ func (ix *index) update(p int32, vals []string) {
 			return
 		}
 	} else if bs := ix.multi[p]; len(bs) == len(vals) && sameValues(bs, vals) {
-		return
-	} else if len(bs) == 0 && len(vals) == 0 {
-		return
+		return // the same values, or none
 	}
 	ix.unassign(p)
 	ix.assign(p, vals)
