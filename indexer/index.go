@@ -213,6 +213,6 @@ func (ix *index) delete(p, last int32) {
 	ix.of[last] = nil
 	ix.of = ix.of[:last]
 	if cap(ix.of) > 64 && len(ix.of) < cap(ix.of)/4 {
-		ix.of = slices.Clip(slices.Clone(ix.of))
+		ix.of = slices.Clone(ix.of)
 	}
 }

@@ -46,8 +46,8 @@ func (x *Indexer[T]) Delete(obj T) error {
 //
 // Put calls each IndexFunc once, on obj, without holding the lock, and
 // never on the object it replaces: the Indexer remembers which values
-// every stored object has. An index whose values did not change costs one
-// string comparison per value. If an IndexFunc fails, Put returns the
+// every stored object has. An index whose values are the stored object's,
+// in the same order, costs one string comparison per value. If an IndexFunc fails, Put returns the
 // error and changes nothing.
 func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 	h := hash(x.seed, key)
