@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+
+	"github.com/typedcache/typedcache/indexer"
 )
 
 // sync replaces the store's content with the source's, by a streaming list
@@ -135,12 +137,31 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv string) (items []T, lis
 // storable returns the items that can be stored, reporting the others in
 // one error. It copies only when it must drop something.
 func (r *Reflector[T]) storable(ctx context.Context, items []T) []T {
-	for i, obj := range items {
-		if _, err := objectVersion(obj); err != nil {
-			return r.dropMalformed(ctx, items, i, err)
-		}
+	if bad := firstMalformed(items); bad < len(items) {
+		_, err := objectVersion(items[bad])
+		return r.dropMalformed(ctx, items, bad, err)
 	}
 	return items
+}
+
+// firstMalformed returns the index of the first item that objectVersion
+// rejects, or len(items) if there is none. It makes the same checks, under
+// one recover for the whole loop rather than one per item: a list of
+// 100,000 objects is checked in one pass of a few nanoseconds each.
+func firstMalformed[T indexer.Object](items []T) (i int) {
+	defer func() {
+		// A method panicked on items[i]: i is the answer.
+		_ = recover()
+	}()
+	for ; i < len(items); i++ {
+		obj := items[i]
+		if obj.GetName() == "" {
+			return i
+		}
+		_ = obj.GetNamespace()
+		_ = obj.GetResourceVersion()
+	}
+	return i
 }
 
 // dropMalformed is the slow path of storable: items[bad] failed with err.
