@@ -71,7 +71,8 @@ func (q *Queue[K]) deleteLocked(id int32, pos int) {
 			q.stale = 0
 		}
 		if len(q.slots) > shrinkSize {
-			q.slots, q.timings, q.index.entries = nil, nil, nil
+			q.slots, q.timings = nil, nil
+			q.index.release()
 			q.ready = ring.Ring[int32]{}
 			if q.waiting != nil {
 				q.waiting = heap.New(readyBefore, nil)
