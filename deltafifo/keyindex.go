@@ -47,7 +47,7 @@ func get[T any](x *keyIndex, ss *slots[T], key string, h uint32) (int32, bool) {
 
 // put indexes slot under a key with hash h that is not indexed yet.
 func (x *keyIndex) put(h uint32, slot int32) {
-	if (x.n+1)*8 > len(x.entries)*7 { // keep the load at most 7/8
+	if (x.n+1)*4 > len(x.entries)*3 { // keep the load at most 3/4
 		x.resize(max(minIndexEntries, 2*len(x.entries)))
 	}
 	x.insert(indexEntry{hash: h, slot: slot})
@@ -104,7 +104,7 @@ func (x *keyIndex) resize(size int) {
 // reset empties the index and makes room for n keys.
 func (x *keyIndex) reset(n int) {
 	size := minIndexEntries
-	for size*7 < n*8 {
+	for size*3 < n*4 {
 		size *= 2
 	}
 	x.entries = make([]indexEntry, size)
