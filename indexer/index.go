@@ -128,26 +128,35 @@ func (ix *index) insert(p int32, vals []string) {
 // assign adds entry p, which is in no bucket, to the buckets of vals and
 // records them.
 func (ix *index) assign(p int32, vals []string) {
-	switch len(vals) {
-	case 0:
-	case 1:
+	if len(vals) == 1 {
 		ix.of[p] = ix.join(vals[0], p)
-	default:
-		var bs []*bucket
-		for i, v := range vals {
-			if !slices.Contains(vals[:i], v) {
-				bs = append(bs, ix.join(v, p))
-			}
-		}
-		if len(bs) == 1 {
-			ix.of[p] = bs[0]
-			return
-		}
-		if ix.multi == nil {
-			ix.multi = map[int32][]*bucket{}
-		}
-		ix.multi[p] = bs
+		return
 	}
+	var buf [4]*bucket
+	bs := buf[:0]
+	for i, v := range vals {
+		if !slices.Contains(vals[:i], v) {
+			bs = append(bs, ix.join(v, p))
+		}
+	}
+	ix.record(p, bs)
+}
+
+// record remembers that entry p is in the buckets bs, which it does not
+// keep.
+func (ix *index) record(p int32, bs []*bucket) {
+	ix.of[p] = nil
+	if len(bs) == 1 {
+		ix.of[p] = bs[0]
+	}
+	if len(bs) < 2 {
+		delete(ix.multi, p)
+		return
+	}
+	if ix.multi == nil {
+		ix.multi = map[int32][]*bucket{}
+	}
+	ix.multi[p] = slices.Clone(bs)
 }
 
 // unassign removes entry p from all its buckets and forgets them.
@@ -165,23 +174,59 @@ func (ix *index) unassign(p int32) {
 	}
 }
 
-// update moves entry p to the buckets of vals. When the values are those
-// the entry already has, in the same order, it changes nothing.
+// smallDiff is the largest product of old and new value counts for which
+// update compares values pairwise instead of moving the entry out of all
+// its buckets and into the new ones.
+const smallDiff = 64
+
+// update moves entry p to the buckets of vals, touching only the buckets
+// of the values that changed. When the values are those the entry already
+// has, in the same order, it does nothing but compare them.
 func (ix *index) update(p int32, vals []string) {
+	var one [1]*bucket
+	var old []*bucket
 	if b := ix.of[p]; b != nil {
-		if len(vals) == 1 && b.value == vals[0] {
-			return
-		}
 		if len(vals) == 1 {
-			ix.leave(b, p)
-			ix.of[p] = ix.join(vals[0], p)
+			if b.value != vals[0] {
+				ix.leave(b, p)
+				ix.of[p] = ix.join(vals[0], p)
+			}
 			return
 		}
-	} else if bs := ix.multi[p]; len(bs) == len(vals) && sameValues(bs, vals) {
-		return // the same values, or none
+		one[0] = b
+		old = one[:]
+	} else {
+		old = ix.multi[p]
+		if len(old) == len(vals) && sameValues(old, vals) {
+			return // the same values, or none
+		}
 	}
-	ix.unassign(p)
-	ix.assign(p, vals)
+	if len(old)*len(vals) > smallDiff {
+		ix.unassign(p)
+		ix.assign(p, vals)
+		return
+	}
+	// Join the new buckets before leaving the old ones, and keep the
+	// buckets of values that stay, so that no bucket the entry remains in
+	// is emptied and re-created.
+	var buf [4]*bucket
+	bs := buf[:0]
+	for i, v := range vals {
+		if slices.Contains(vals[:i], v) {
+			continue
+		}
+		if j := slices.IndexFunc(old, func(b *bucket) bool { return b.value == v }); j >= 0 {
+			bs = append(bs, old[j])
+		} else {
+			bs = append(bs, ix.join(v, p))
+		}
+	}
+	for _, b := range old {
+		if !slices.Contains(bs, b) {
+			ix.leave(b, p)
+		}
+	}
+	ix.record(p, bs)
 }
 
 // sameValues reports whether bs holds the buckets of vals, in order.
