@@ -66,7 +66,6 @@ func (q *Queue[K]) addAfter(item K, d time.Duration) {
 // addAfterAt adds item d after now, which is read only if d > 0.
 func (q *Queue[K]) addAfterAt(item K, d time.Duration, now int64) {
 	hash := q.hash(item)
-	q.warm(hash)
 	q.mu.Lock()
 	if q.shuttingDown {
 		q.mu.Unlock()

@@ -111,7 +111,6 @@ func (q *Queue[K]) now() int64 { return int64(time.Since(q.epoch)) }
 // one. After ShutDown, Add does nothing.
 func (q *Queue[K]) Add(item K) {
 	hash := q.hash(item)
-	q.warm(hash)
 	q.mu.Lock()
 	added := q.addLocked(item, hash)
 	q.mu.Unlock()
@@ -247,7 +246,6 @@ func (q *Queue[K]) wake() {
 // not hand out does nothing.
 func (q *Queue[K]) Done(item K) {
 	hash := q.hash(item)
-	q.warm(hash)
 	q.mu.Lock()
 	id, pos := q.lookupLocked(item, hash)
 	if id == none || !q.slots[id].processing {

@@ -71,8 +71,7 @@ func (q *Queue[K]) deleteLocked(id int32, pos int) {
 			q.stale = 0
 		}
 		if len(q.slots) > shrinkSize {
-			q.slots, q.timings = nil, nil
-			q.index.release()
+			q.slots, q.timings, q.index.entries = nil, nil, nil
 			q.ready = ring.Ring[int32]{}
 			if q.waiting != nil {
 				q.waiting = heap.New(readyBefore, nil)
