@@ -50,3 +50,38 @@ func TestPosSet(t *testing.T) {
 		t.Errorf("%d slots left for %d positions", len(s.slots), len(want))
 	}
 }
+
+// TestUpdateKeepsTheBucketsOfValuesThatStay pins that an update leaves the
+// buckets of the values an entry keeps alone, even when the entry is their
+// only member, and deletes those of the values it drops.
+func TestUpdateKeepsTheBucketsOfValuesThatStay(t *testing.T) {
+	tests := []struct {
+		name     string
+		old, new []string
+		kept     []string
+	}{
+		{"one value kept, one replaced", []string{"a", "b"}, []string{"c", "a"}, []string{"a"}},
+		{"values reordered", []string{"a", "b"}, []string{"b", "a"}, []string{"a", "b"}},
+		{"down to one value", []string{"a", "b", "c"}, []string{"b"}, []string{"b"}},
+		{"up from one value", []string{"a"}, []string{"b", "a", "b"}, []string{"a"}},
+	}
+	for _, tt := range tests {
+		ix := newIndex()
+		ix.insert(0, tt.old)
+		before := maps.Clone(ix.buckets)
+		ix.update(0, tt.new)
+		for _, v := range tt.kept {
+			if ix.buckets[v] != before[v] {
+				t.Errorf("%s: the bucket of %q was re-created", tt.name, v)
+			}
+		}
+		for _, v := range tt.old {
+			if _, ok := ix.buckets[v]; ok != slices.Contains(tt.new, v) {
+				t.Errorf("%s: bucket of %q present %t, want %t", tt.name, v, ok, !ok)
+			}
+		}
+		if got, want := slices.Sorted(maps.Keys(ix.buckets)), slices.Compact(slices.Sorted(slices.Values(tt.new))); !slices.Equal(got, want) {
+			t.Errorf("%s: buckets %q, want %q", tt.name, got, want)
+		}
+	}
+}
