@@ -148,20 +148,21 @@ func NewKeyIndex() *KeyIndex {
 
 // Put indexes key, which must not be indexed, under hash h.
 func (k *KeyIndex) Put(key string, h uint32) {
+	_, _, pos := get(&k.x, &k.slots, key, h)
 	i := k.slots.take()
 	k.slots.at(i).key = key
-	k.x.put(h, i)
+	k.x.putAt(pos, h, i)
 }
 
 // Has reports whether key is indexed under hash h.
 func (k *KeyIndex) Has(key string, h uint32) bool {
-	i, ok := get(&k.x, &k.slots, key, h)
+	i, ok, _ := get(&k.x, &k.slots, key, h)
 	return ok && k.slots.at(i).key == key
 }
 
 // Remove unindexes key, which must be indexed under hash h.
 func (k *KeyIndex) Remove(key string, h uint32) {
-	i, _ := get(&k.x, &k.slots, key, h)
+	i, _, _ := get(&k.x, &k.slots, key, h)
 	k.x.remove(h, i)
 }
 

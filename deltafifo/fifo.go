@@ -216,7 +216,8 @@ func (f *DeltaFIFO[T]) pendingLocked(key string) bool {
 // lookupLocked returns the primary or idle slot of key, whose index hash is
 // h, and reports whether the key has one. Requires f.mu held.
 func (f *DeltaFIFO[T]) lookupLocked(key string, h uint32) (int32, bool) {
-	return get(&f.index, &f.slots, key, h)
+	i, ok, _ := get(&f.index, &f.slots, key, h)
+	return i, ok
 }
 
 // addLocked appends d to key's pending deltas: to its queued slot, or, when
@@ -226,11 +227,16 @@ func (f *DeltaFIFO[T]) lookupLocked(key string, h uint32) (int32, bool) {
 // f.mu held.
 func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
 	h := f.index.hash(key)
-	primary, ok := f.lookupLocked(key, h)
+	primary, ok, pos := get(&f.index, &f.slots, key, h)
 	switch {
 	case !ok:
-		primary = f.newSlotLocked(key, slotQueued)
-		f.index.put(h, primary)
+		var unindexed bool
+		primary, unindexed = f.newSlotLocked(key, slotQueued)
+		if unindexed { // the index changed: pos may be stale
+			f.index.put(h, primary)
+		} else {
+			f.index.putAt(pos, h, primary)
+		}
 		f.readyLocked(primary)
 	case f.slots.at(primary).state == slotIdle:
 		f.slots.unlink(primary)
@@ -246,7 +252,7 @@ func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
 func (f *DeltaFIFO[T]) appendLocked(i int32, d Delta[T]) int32 {
 	if s := f.slots.at(i); s.state == slotInFlight {
 		if s.next == 0 {
-			j := f.newSlotLocked(s.key, slotParked)
+			j, _ := f.newSlotLocked(s.key, slotParked)
 			f.slots.at(i).next = j // at again: newSlotLocked may have moved the slots
 			f.parked++
 		}
@@ -257,16 +263,17 @@ func (f *DeltaFIFO[T]) appendLocked(i int32, d Delta[T]) int32 {
 	return i
 }
 
-// newSlotLocked takes a slot for key, unindexing the key of the idle slot
-// it may reuse. Requires f.mu held.
-func (f *DeltaFIFO[T]) newSlotLocked(key string, state slotState) int32 {
-	i := f.slots.take()
+// newSlotLocked takes a slot for key and reports whether it unindexed the
+// key of the idle slot it reused. Requires f.mu held.
+func (f *DeltaFIFO[T]) newSlotLocked(key string, state slotState) (i int32, unindexed bool) {
+	i = f.slots.take()
 	s := f.slots.at(i)
 	if s.state == slotIdle {
 		f.index.remove(f.index.hash(s.key), i)
+		unindexed = true
 	}
 	s.key, s.state = key, state
-	return i
+	return i, unindexed
 }
 
 // readyLocked appends queued slot i to the ready ring and wakes Pop.

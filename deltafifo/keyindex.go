@@ -28,40 +28,47 @@ func newKeyIndex() keyIndex { return keyIndex{seed: maphash.MakeSeed()} }
 func (x *keyIndex) hash(key string) uint32 { return uint32(maphash.String(x.seed, key)) }
 
 // get returns the slot of key, whose hash is h, and reports whether key is
-// indexed.
-func get[T any](x *keyIndex, ss *slots[T], key string, h uint32) (int32, bool) {
-	if x.n == 0 {
-		return 0, false
-	}
+// indexed. If it is not, pos is where putAt can index it.
+func get[T any](x *keyIndex, ss *slots[T], key string, h uint32) (slot int32, ok bool, pos uint32) {
 	mask := uint32(len(x.entries) - 1)
+	if x.n == 0 {
+		return 0, false, h & mask
+	}
 	for p := h & mask; ; p = (p + 1) & mask {
 		e := x.entries[p]
 		if e.slot == 0 {
-			return 0, false
+			return 0, false, p
 		}
 		if e.hash == h && ss.at(e.slot).key == key {
-			return e.slot, true
+			return e.slot, true, p
 		}
 	}
 }
 
 // put indexes slot under a key with hash h that is not indexed yet.
 func (x *keyIndex) put(h uint32, slot int32) {
+	x.putAt(h&uint32(len(x.entries)-1), h, slot)
+}
+
+// putAt is put for a key that get just reported missing at pos, with no
+// change to the index since.
+func (x *keyIndex) putAt(pos, h uint32, slot int32) {
 	if (x.n+1)*4 > len(x.entries)*3 { // keep the load at most 3/4
 		x.resize(max(minIndexEntries, 2*len(x.entries)))
+		pos = h & uint32(len(x.entries)-1)
 	}
-	x.insert(indexEntry{hash: h, slot: slot})
+	x.insert(pos, indexEntry{hash: h, slot: slot})
 	x.n++
 }
 
-// insert places e in its first empty entry. The table must have one.
-func (x *keyIndex) insert(e indexEntry) {
+// insert places e in the first empty entry from pos on. The table must
+// have one.
+func (x *keyIndex) insert(pos uint32, e indexEntry) {
 	mask := uint32(len(x.entries) - 1)
-	p := e.hash & mask
-	for x.entries[p].slot != 0 {
-		p = (p + 1) & mask
+	for x.entries[pos].slot != 0 {
+		pos = (pos + 1) & mask
 	}
-	x.entries[p] = e
+	x.entries[pos] = e
 }
 
 // remove unindexes slot, indexed under a key with hash h.
@@ -94,9 +101,10 @@ func (x *keyIndex) remove(h uint32, slot int32) {
 func (x *keyIndex) resize(size int) {
 	old := x.entries
 	x.entries = make([]indexEntry, size)
+	mask := uint32(size - 1)
 	for _, e := range old {
 		if e.slot != 0 {
-			x.insert(e)
+			x.insert(e.hash&mask, e)
 		}
 	}
 }

@@ -38,7 +38,7 @@ func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(key string, d Delta
 		f.mu.Unlock()
 	}()
 	err := process(key, deltas, initial)
-	requeue = errors.Is(err, ErrRequeue)
+	requeue = err != nil && errors.Is(err, ErrRequeue)
 	return err
 }
 
@@ -102,7 +102,7 @@ func (f *DeltaFIFO[T]) PopBatch(ctx context.Context, maxKeys int, process func(i
 		f.mu.Unlock()
 	}()
 	err := process(b.items)
-	requeue = errors.Is(err, ErrRequeue)
+	requeue = err != nil && errors.Is(err, ErrRequeue)
 	return err
 }
 

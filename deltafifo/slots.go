@@ -70,7 +70,7 @@ type slots[T any] struct {
 }
 
 func (ss *slots[T]) init() {
-	ss.pages = [][]slot[T]{make([]slot[T], 1, 8)}
+	ss.pages = [][]slot[T]{make([]slot[T], 8)}
 	ss.n = 1
 }
 
@@ -102,11 +102,14 @@ func (ss *slots[T]) take() int32 {
 		return i
 	}
 	i := ss.n
-	p := i >> pageBits
-	if int(p) == len(ss.pages) {
-		ss.pages = append(ss.pages, make([]slot[T], 0, pageSize))
+	// Pages are full length. Only the first is ever short: it doubles, up
+	// to a page, so that small FIFOs stay small.
+	switch p, o := int(i>>pageBits), int(i&(pageSize-1)); {
+	case p == len(ss.pages):
+		ss.pages = append(ss.pages, make([]slot[T], pageSize))
+	case o == len(ss.pages[p]):
+		ss.pages[p] = append(ss.pages[p], make([]slot[T], o)...)
 	}
-	ss.pages[p] = append(ss.pages[p], slot[T]{})
 	ss.n++
 	if len(ss.buffers) == 0 {
 		// Grow with the slots, up to a page's worth, so that their buffers
@@ -138,16 +141,18 @@ func (ss *slots[T]) release(i int32, state slotState) {
 	clear(s.deltas)
 	if cap(s.deltas) > maxKeptDeltas {
 		s.deltas = nil
+	} else {
+		s.deltas = s.deltas[:0]
 	}
-	key := s.key
 	if state == slotFree {
-		key = ""
+		s.key = ""
 	} else {
 		ss.idle++
 	}
+	s.state, s.initial, s.listed = state, false, 0
 	sentinel := ss.at(0)
 	last := sentinel.prev
-	*s = slot[T]{key: key, deltas: s.deltas[:0], state: state, prev: last}
+	s.next, s.prev = 0, last
 	ss.at(last).next = i
 	sentinel.prev = i
 	ss.spare++
