@@ -9,9 +9,7 @@ import "hash/maphash"
 // two, and it does not reseed itself each time it becomes empty, as a map
 // does on its last delete: limiters whose items fail and then succeed one
 // at a time empty it on nearly every Forget. An emptied table releases
-// large storage.
-//
-// The zero value is not ready: use newCounts.
+// large storage. The zero value is an empty table.
 type counts[K comparable] struct {
 	seed    maphash.Seed
 	entries []countEntry[K] // len is zero or a power of two
@@ -25,10 +23,6 @@ type countEntry[K comparable] struct {
 
 // maxKeptCounts is the largest table an emptied counts keeps for reuse.
 const maxKeptCounts = 1 << 10
-
-func newCounts[K comparable]() counts[K] {
-	return counts[K]{seed: maphash.MakeSeed()}
-}
 
 // find returns the position of item's entry, or of the empty entry where it
 // belongs, and whether item is there. The table must not be empty.
@@ -95,6 +89,9 @@ func (c *counts[K]) remove(item K) {
 }
 
 func (c *counts[K]) grow() {
+	if c.entries == nil {
+		c.seed = maphash.MakeSeed() // a fresh seed for every new table
+	}
 	old := c.entries
 	c.entries = make([]countEntry[K], max(16, 2*len(old)))
 	for _, e := range old {

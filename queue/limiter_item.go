@@ -22,7 +22,6 @@ type TypedItemExponentialFailureRateLimiter[K comparable] struct {
 // maxDelay below baseDelay caps every delay at maxDelay.
 func NewTypedItemExponentialFailureRateLimiter[K comparable](baseDelay, maxDelay time.Duration) *TypedItemExponentialFailureRateLimiter[K] {
 	return &TypedItemExponentialFailureRateLimiter[K]{
-		failures:  newCounts[K](),
 		baseDelay: max(baseDelay, 0),
 		maxDelay:  max(maxDelay, 0),
 	}
@@ -81,7 +80,6 @@ type TypedItemFastSlowRateLimiter[K comparable] struct {
 // durations and a negative maxFastAttempts are treated as 0.
 func NewTypedItemFastSlowRateLimiter[K comparable](fastDelay, slowDelay time.Duration, maxFastAttempts int) *TypedItemFastSlowRateLimiter[K] {
 	return &TypedItemFastSlowRateLimiter[K]{
-		failures:        newCounts[K](),
 		fastDelay:       max(fastDelay, 0),
 		slowDelay:       max(slowDelay, 0),
 		maxFastAttempts: max(maxFastAttempts, 0),
