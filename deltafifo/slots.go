@@ -28,9 +28,9 @@ func (s slotState) spare() bool { return s == slotFree || s == slotIdle }
 // forever.
 const maxKeptDeltas = 16
 
-// slot holds the pending deltas of one key. Slots live in one slice and are
-// recycled, together with their delta buffers, so that a steady stream of
-// Add and Pop allocates nothing here.
+// slot holds the pending deltas of one key. Slots live in pages (see
+// slots) and are recycled, together with their delta buffers, so that a
+// steady stream of Add and Pop allocates nothing here.
 type slot[T any] struct {
 	key    string     // empty only when free
 	deltas []Delta[T] // oldest first; empty only when free or idle
