@@ -105,9 +105,10 @@
 // # Performance
 //
 // Handing a notification to a handler allocates nothing: notifications
-// are small values appended to each handler's buffer, and the handler's
-// goroutine swaps the whole buffer for the one it has just delivered, so
-// that a steady stream reuses the same two slices. An event costs one
+// are small values appended to each handler's buffer, a list of
+// fixed-size segments that grows without copying, and the handler's
+// goroutine takes the whole buffer at once and gives its segments back
+// for reuse (up to 640 KB of them, fewer once the stream slows down). An event costs one
 // allocation end to end (its key), plus what the index functions allocate
 // (NamespaceIndexFunc: nothing, for a namespace in its cache).
 // BenchmarkEvents, BenchmarkLatency, BenchmarkInitialSync and

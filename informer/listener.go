@@ -9,10 +9,10 @@ import (
 
 // listener delivers notifications to one handler. The informer appends
 // notifications to its buffer, under its mutex, with no allocation per
-// notification; one goroutine (run) swaps the whole buffer for its own
-// empty one and calls the handler for each notification without holding
-// the mutex. A slow handler therefore delays only itself, unless its
-// buffer is bounded with the Block policy.
+// notification; one goroutine (run) takes the whole buffer at once and
+// calls the handler for each notification without holding the mutex. A
+// slow handler therefore delays only itself, unless its buffer is bounded
+// with the Block policy.
 type listener[T any] struct {
 	handler Handler[T]
 	name    string
@@ -30,10 +30,14 @@ type listener[T any] struct {
 	// waits (waiters > 0) and when the listener stops; pushes waiting
 	// under the Block policy wait on it.
 	space sync.Cond
-	// buf holds notifications waiting for run, oldest first. run swaps it
-	// for its delivered chunk, so the two slices take turns and their
-	// memory is reused (see keepChunk).
-	buf []notification[T]
+	// buf holds notifications waiting for run, oldest first, in segments
+	// taken from spare.
+	buf   queue[T]
+	spare spares[T]
+	// emptied holds the segments run has delivered, until its next take
+	// gives them back to spare; only run touches it.
+	emptied     *segment[T]
+	emptiedSegs int
 	// over holds the overflow of a full Coalesce buffer; it is newer than
 	// all of buf, and while it is non-empty every push goes to it.
 	over coalescer[T]
@@ -120,7 +124,7 @@ func (l *listener[T]) push(ns []notification[T], unbounded bool) {
 				return
 			}
 		}
-		l.buf = append(l.buf, *n)
+		l.buf.push(*n, &l.spare)
 		pushed = true
 	}
 	if pushed {
@@ -131,7 +135,7 @@ func (l *listener[T]) push(ns []notification[T], unbounded bool) {
 // fullLocked reports whether limit notifications are pending: waiting in
 // buf or taken by run and not yet delivered. Requires l.mu held.
 func (l *listener[T]) fullLocked() bool {
-	return len(l.buf)+int(l.inflight.Load()) >= l.limit
+	return l.buf.len+int(l.inflight.Load()) >= l.limit
 }
 
 // waitSpaceLocked waits until the buffer is not full, and reports false
@@ -153,52 +157,10 @@ func (l *listener[T]) waitSpaceLocked() bool {
 // run delivers notifications until the listener stops.
 func (l *listener[T]) run() {
 	defer close(l.done)
-	var c chunk[T]
-	for l.take(&c.ns) {
-		l.finishInitial(l.deliverChunk(&c.ns))
-		c.recycle()
+	var chunk queue[T]
+	for l.take(&chunk) {
+		l.finishInitial(l.deliverChunk(&chunk))
 	}
-}
-
-// chunk is the slice of notifications run is delivering. Once delivered,
-// it goes back to the buffer at the next swap, so that a steady stream of
-// notifications allocates nothing; recycle decides whether its memory is
-// worth keeping.
-type chunk[T any] struct {
-	ns []notification[T]
-	// slack counts the consecutive chunks that used under a quarter of
-	// the capacity they were given.
-	slack int
-}
-
-// keepChunk is the largest capacity, in notifications, a chunk keeps for
-// reuse (640 KB for a pointer type). A chunk larger than smallChunk (40
-// KB) is dropped anyway after slackChunks consecutive chunks that used
-// under a quarter of their capacity. A burst (an initial list, a stalled
-// handler) thus does not pin its memory for long, and a steady stream of
-// any rate reuses the same two slices instead of growing a new one at
-// every swap.
-const (
-	keepChunk   = 16384
-	smallChunk  = 1024
-	slackChunks = 64
-)
-
-// recycle empties the delivered chunk, keeping its memory for the next
-// swap unless it is larger than keepChunk, or larger than smallChunk and
-// mostly unused for slackChunks chunks in a row.
-func (c *chunk[T]) recycle() {
-	n, capacity := len(c.ns), cap(c.ns)
-	if 4*n < capacity {
-		c.slack++
-	} else {
-		c.slack = 0
-	}
-	if capacity > keepChunk || (capacity > smallChunk && c.slack >= slackChunks) {
-		c.ns, c.slack = nil, 0
-		return
-	}
-	c.ns = c.ns[:0]
 }
 
 // finishInitial records that n initial-list adds were delivered.
@@ -212,58 +174,70 @@ func (l *listener[T]) finishInitial(n int) {
 	l.mu.Unlock()
 }
 
-// take waits until notifications are pending and swaps the buffer for
-// the empty chunk, so that the mutex is taken once per chunk, not per
-// notification. It reports false, moving nothing, once the listener has
-// stopped.
-func (l *listener[T]) take(chunk *[]notification[T]) bool {
+// take gives the segments of the last chunk back for reuse, waits until
+// notifications are pending and moves the whole buffer into chunk, so
+// that the mutex is taken once per chunk, not per notification. It
+// reports false, moving nothing, once the listener has stopped.
+func (l *listener[T]) take(chunk *queue[T]) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for len(l.buf) == 0 && l.over.Len() == 0 && !l.stopped {
+	if l.emptied != nil && !l.stopped {
+		l.spare.give(l.emptied, l.emptiedSegs)
+	}
+	l.emptied, l.emptiedSegs = nil, 0
+	for l.buf.len == 0 && l.over.Len() == 0 && !l.stopped {
 		l.ready.Wait()
 	}
 	if l.stopped {
 		return false
 	}
 	// The overflow is newer than buf: it moves in behind it.
-	for len(l.buf) < l.limit {
+	for l.buf.len < l.limit {
 		n, ok := l.over.pop()
 		if !ok {
 			break
 		}
-		l.buf = append(l.buf, n)
+		l.buf.push(n, &l.spare)
 	}
-	*chunk, l.buf = l.buf, (*chunk)[:0]
-	l.inflight.Store(int64(len(*chunk)))
+	*chunk, l.buf = l.buf, queue[T]{}
+	l.inflight.Store(int64(chunk.len))
 	return true
 }
 
 // deliverChunk calls the handler for every notification of chunk,
-// clearing each once delivered so that the chunk pins no object, and
-// returns the number of initial-list adds delivered. It stops early,
-// dropping the rest, when the listener stops.
-func (l *listener[T]) deliverChunk(chunk *[]notification[T]) (initial int) {
-	ns := *chunk
-	for i := range ns {
-		if l.halt.Load() {
-			clear(ns[i:])
-			l.inflight.Store(0)
-			return initial
+// clearing each once delivered so that no segment pins an object, and
+// returns the number of initial-list adds delivered. It leaves chunk
+// empty and its segments in l.emptied. It stops early, dropping the rest,
+// when the listener stops.
+func (l *listener[T]) deliverChunk(chunk *queue[T]) (initial int) {
+	for s := chunk.head; s != nil; {
+		for i := range s.n {
+			if l.halt.Load() {
+				clear(s.ns[i:s.n])
+				l.inflight.Store(0)
+				break
+			}
+			n := &s.ns[i]
+			l.deliver(n)
+			if n.initial {
+				initial++
+			}
+			*n = notification[T]{}
+			l.inflight.Add(-1)
+			l.delivered.Add(1)
+			if l.waiters.Load() > 0 {
+				l.mu.Lock()
+				l.space.Broadcast()
+				l.mu.Unlock()
+			}
 		}
-		n := &ns[i]
-		l.deliver(n)
-		if n.initial {
-			initial++
-		}
-		*n = notification[T]{}
-		l.inflight.Add(-1)
-		l.delivered.Add(1)
-		if l.waiters.Load() > 0 {
-			l.mu.Lock()
-			l.space.Broadcast()
-			l.mu.Unlock()
-		}
+		next := s.next
+		s.n, s.next = 0, l.emptied
+		l.emptied = s
+		l.emptiedSegs++
+		s = next
 	}
+	*chunk = queue[T]{}
 	return initial
 }
 
@@ -302,8 +276,7 @@ func (l *listener[T]) stop() {
 	}
 	l.stopped = true
 	l.halt.Store(true)
-	clear(l.buf)
-	l.buf = nil
+	l.buf, l.spare = queue[T]{}, spares[T]{}
 	l.over.clear()
 	l.ready.Broadcast()
 	l.space.Broadcast()

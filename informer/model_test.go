@@ -67,7 +67,7 @@ func FuzzListenerBuffer(f *testing.F) {
 		var pushed []string
 		next := 0 // values grow, so that every state is distinct
 		initialPhase := true
-		var chunk []notification[int]
+		var chunk queue[int]
 		for _, op := range ops {
 			key := int(op>>2) % 8
 			switch op % 4 {
@@ -94,7 +94,7 @@ func FuzzListenerBuffer(f *testing.F) {
 				l.push([]notification[int]{n}, false)
 			case 2: // the handler takes what is pending and handles it
 				l.mu.Lock()
-				pending := len(l.buf) + l.over.Len()
+				pending := l.buf.len + l.over.Len()
 				l.mu.Unlock()
 				if pending > 0 && l.take(&chunk) {
 					l.finishInitial(l.deliverChunk(&chunk))

@@ -3,7 +3,7 @@ package informer
 // stats returns a snapshot of the listener's counters.
 func (l *listener[T]) stats() HandlerStats {
 	l.mu.Lock()
-	waiting := len(l.buf) + l.over.Len()
+	waiting := l.buf.len + l.over.Len()
 	s := HandlerStats{Coalesced: l.coalesced, BlockedPushes: l.blocked}
 	l.mu.Unlock()
 	s.Pending = waiting + int(l.inflight.Load())
