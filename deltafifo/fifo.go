@@ -257,15 +257,16 @@ func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
 // or in flight, and returns the slot that received it: i, or the parked
 // slot of an in-flight one. Requires f.mu held.
 func (f *DeltaFIFO[T]) appendLocked(i int32, d Delta[T]) int32 {
-	if s := f.slots.at(i); s.state == slotInFlight {
+	s := f.slots.at(i)
+	if s.state == slotInFlight {
 		if s.next == 0 {
 			j, _ := f.newSlotLocked(s.key, slotParked)
 			f.slots.at(i).next = j // at again: newSlotLocked may have moved the slots
 			f.parked++
 		}
 		i = f.slots.at(i).next
+		s = f.slots.at(i)
 	}
-	s := f.slots.at(i)
 	s.deltas = appendDelta(s.deltas, d)
 	return i
 }
