@@ -45,11 +45,12 @@ type slot[T any] struct {
 	initial bool
 }
 
-// pageSize is the number of slots in a page; pages after the first are
-// allocated whole, the first grows up to it.
-const pageSize = 1 << pageBits
-
-const pageBits = 10
+// pageSize is the number of slots in a page, 1<<pageBits; pages after the
+// first are allocated whole, the first grows up to it.
+const (
+	pageBits = 10
+	pageSize = 1 << pageBits
+)
 
 // slots is the slot allocator: pages of slots, numbered across pages, with
 // a circular, doubly linked list of spare slots through slot.next and
