@@ -41,7 +41,9 @@
 //
 // Writers compute keys and index values before taking the write lock, and
 // apply the write under it without running user code. AddIndexers holds
-// off writers (not readers) while it indexes the stored objects.
+// off writers (not readers) while it indexes the stored objects; a writer
+// that computed its values before an index was added computes the new
+// index's values before it writes.
 //
 // Objects live in a dense array of fixed-size chunks (128 entries), found
 // through an open-addressing table of positions. List, ListKeys, All and

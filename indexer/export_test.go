@@ -13,8 +13,8 @@ import (
 // for the stored objects, no index bucket is empty, and each entry's
 // recorded buckets are exactly those that hold it.
 func (x *Indexer[T]) CheckInvariants() error {
-	x.gate.Lock() // hold off writers so the recomputation below sees what the lock saw
-	defer x.gate.Unlock()
+	x.holdWrites() // so that the recomputation below sees what the lock saw
+	defer x.resumeWrites()
 	x.mu.RLock()
 	t := x.t
 	indices := make([]map[string][]string, len(x.indices))

@@ -33,14 +33,8 @@ type Indexer[T any] struct {
 	keyFunc KeyFunc[T]
 	seed    maphash.Seed // hashes keys for the position table
 
-	// gate orders writers against AddIndexers: single writes and Replace
-	// hold it shared while they run user code, AddIndexers holds it
-	// exclusively while it indexes the existing objects. Readers never take
-	// it.
-	gate sync.RWMutex
-
 	// indexes is the current set of index functions. It changes only under
-	// both gate and mu held exclusively.
+	// mu, together with indices.
 	indexes atomic.Pointer[indexSet[T]]
 
 	// view is the snapshot of t published by the last write. Readers of
@@ -51,6 +45,11 @@ type Indexer[T any] struct {
 	t  table[T] // guarded by mu
 	// indices[i] holds index i of indexes; guarded by mu.
 	indices []index
+	// writesHeld is set, under mu, while AddIndexers indexes the stored
+	// objects without the lock; writers wait on writesResumed meanwhile.
+	// Readers are not held off.
+	writesHeld    bool
+	writesResumed sync.Cond // L is &mu
 }
 
 // New returns an empty Indexer that stores objects under the keys keyFunc
@@ -65,6 +64,7 @@ func New[T any](keyFunc KeyFunc[T], indexers Indexers[T]) *Indexer[T] {
 	}
 	seed := maphash.MakeSeed()
 	x := &Indexer[T]{keyFunc: keyFunc, seed: seed, t: newTable[T](0, seed)}
+	x.writesResumed.L = &x.mu
 	set := new(indexSet[T]).with(indexers)
 	x.indexes.Store(set)
 	x.view.Store(&view[T]{})
@@ -73,6 +73,32 @@ func New[T any](keyFunc KeyFunc[T], indexers Indexers[T]) *Indexer[T] {
 		x.indices[i] = newIndex()
 	}
 	return x
+}
+
+// waitWritesLocked waits, under the write lock, while writes are held
+// off. The lock is released while it waits.
+func (x *Indexer[T]) waitWritesLocked() {
+	for x.writesHeld {
+		x.writesResumed.Wait()
+	}
+}
+
+// holdWrites holds off writers, once no one else does, until
+// resumeWrites: they wait in waitWritesLocked. It lets AddIndexers run
+// user code on the stored objects without the lock while they stay put.
+func (x *Indexer[T]) holdWrites() {
+	x.mu.Lock()
+	x.waitWritesLocked()
+	x.writesHeld = true
+	x.mu.Unlock()
+}
+
+// resumeWrites ends holdWrites.
+func (x *Indexer[T]) resumeWrites() {
+	x.mu.Lock()
+	x.writesHeld = false
+	x.writesResumed.Broadcast()
+	x.mu.Unlock()
 }
 
 // checkIndexers rejects nil index functions.

@@ -3,6 +3,7 @@ package indexer_test
 import (
 	"maps"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -291,5 +292,60 @@ func TestSnapshotsAreConsistent(t *testing.T) {
 	wg.Wait()
 	if err := x.CheckInvariants(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestWritesRacingAddIndexers pins that a write whose index values were
+// computed before AddIndexers added an index also indexes its object in
+// the new index: AddIndexers does not wait for writers that are still
+// running index functions, so they must catch up.
+func TestWritesRacingAddIndexers(t *testing.T) {
+	tests := []struct {
+		name  string
+		write func(x *indexer.Indexer[*obj], o *obj) error
+	}{
+		{"Put", func(x *indexer.Indexer[*obj], o *obj) error {
+			_, _, err := x.Put("ns/slow", o)
+			return err
+		}},
+		{"Replace", func(x *indexer.Indexer[*obj], o *obj) error {
+			return x.Replace([]*obj{{Namespace: "ns", Name: "a", RV: "1"}, o})
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			slow := &obj{Namespace: "ns", Name: "slow", RV: "7"}
+			entered, release := make(chan struct{}), make(chan struct{})
+			blocked := false // only the write's call blocks
+			x := indexer.New(indexer.MetaNamespaceKey[*obj], indexer.Indexers[*obj]{
+				"block": func(o *obj) ([]string, error) {
+					if o == slow && !blocked {
+						blocked = true
+						entered <- struct{}{}
+						<-release
+					}
+					return []string{"b"}, nil
+				},
+			})
+			if err := x.Add(&obj{Namespace: "ns", Name: "a", RV: "1"}); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error)
+			go func() { done <- tt.write(x, slow) }()
+			<-entered
+			if err := x.AddIndexers(indexer.Indexers[*obj]{"rv": rvIndex}); err != nil {
+				t.Fatal(err)
+			}
+			close(release)
+			if err := <-done; err != nil {
+				t.Fatalf("write error = %v", err)
+			}
+			if keys, err := x.IndexKeys("rv", "7"); err != nil || !slices.Equal(keys, []string{"ns/slow"}) {
+				t.Errorf("IndexKeys(rv, 7) = %q, %v; want [ns/slow]", keys, err)
+			}
+			if err := x.CheckInvariants(); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }

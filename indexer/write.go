@@ -47,18 +47,28 @@ func (x *Indexer[T]) Delete(obj T) error {
 // Put calls each IndexFunc once, on obj, without holding the lock, and
 // never on the object it replaces: the Indexer remembers which values
 // every stored object has. An index whose values are the stored object's,
-// in the same order, costs one string comparison per value. If an IndexFunc fails, Put returns the
-// error and changes nothing.
+// in the same order, costs one string comparison per value. If AddIndexers
+// added indexes meanwhile, Put computes obj's values in them too before it
+// writes. If an IndexFunc fails, Put returns the error and changes nothing.
 func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 	h := hash(x.seed, key)
-	x.gate.RLock()
-	defer x.gate.RUnlock()
 	var buf [inlineIndexes][]string
 	vals, err := x.indexes.Load().values(buf[:0], 0, key, obj)
 	if err != nil {
 		return old, false, err
 	}
-	x.mu.Lock()
+	for {
+		x.mu.Lock()
+		x.waitWritesLocked()
+		if len(x.indices) == len(vals) {
+			break
+		}
+		// AddIndexers added indexes since: compute obj's values in them.
+		x.mu.Unlock()
+		if vals, err = x.indexes.Load().values(vals, len(vals), key, obj); err != nil {
+			return old, false, err
+		}
+	}
 	x.beginLocked()
 	if _, p, ok := x.t.find(key, h); ok {
 		old, existed = x.t.set(p, obj), true
@@ -80,11 +90,9 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 // user code and never fails; the error is always nil.
 func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	h := hash(x.seed, key)
-	// The gate keeps AddIndexers from seeing entries move.
-	x.gate.RLock()
-	defer x.gate.RUnlock()
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	x.waitWritesLocked()
 	i, p, ok := x.t.find(key, h)
 	if !ok {
 		return old, false, nil
@@ -104,9 +112,6 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 // KeyFunc or an IndexFunc fails, Replace returns the error and changes
 // nothing.
 func (x *Indexer[T]) Replace(objs []T) error {
-	x.gate.RLock()
-	defer x.gate.RUnlock()
-	set := x.indexes.Load()
 	t := newTable[T](len(objs), x.seed)
 	for _, obj := range objs {
 		key, err := x.key(obj)
@@ -115,12 +120,23 @@ func (x *Indexer[T]) Replace(objs []T) error {
 		}
 		t.put(key, hash(x.seed, key), obj)
 	}
-	indices := make([]index, len(set.funcs))
-	if err := indexAll(indices, set, 0, t.snapshot()); err != nil {
-		return err
+	var indices []index
+	for {
+		// t is private: index it (again, for indexes added since) without
+		// the lock.
+		set := x.indexes.Load()
+		added := make([]index, len(set.funcs)-len(indices))
+		if err := indexAll(added, set, len(indices), t.snapshot()); err != nil {
+			return err
+		}
+		indices = append(indices, added...)
+		x.mu.Lock()
+		x.waitWritesLocked()
+		if len(x.indices) == len(indices) {
+			break
+		}
+		x.mu.Unlock()
 	}
-
-	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.beginLocked()
 	t.epoch, t.chunksEpoch = x.t.epoch, x.t.epoch
@@ -169,8 +185,10 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	if len(indexers) == 0 {
 		return nil
 	}
-	x.gate.Lock()
-	defer x.gate.Unlock()
+	x.holdWrites()
+	defer x.resumeWrites()
+	// Writers are held off, so the entries stay at the positions indexed
+	// below, and the index set is cur until the lock is taken again.
 	cur := x.indexes.Load()
 	for _, name := range slices.Sorted(maps.Keys(indexers)) {
 		if _, ok := cur.byName[name]; ok {
@@ -184,10 +202,8 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	}
 
 	x.mu.Lock()
-	defer x.mu.Unlock()
-	// Writers are held off, so the entries are still those indexed above,
-	// at the same positions.
 	x.indices = append(x.indices, added...)
 	x.indexes.Store(set)
+	x.mu.Unlock()
 	return nil
 }
