@@ -1,9 +1,6 @@
 package indexer
 
-import (
-	"iter"
-	"strings"
-)
+import "iter"
 
 // Lister is a typed, read-only view of an Indexer whose objects are keyed
 // by MetaNamespaceKey. It is what a controller reads the cache through.
@@ -108,27 +105,4 @@ func (l NamespaceLister[T]) Select(match func(T) bool) []T {
 		}
 	}
 	return out
-}
-
-// maxStackKey is the longest key getNamespaced builds without allocating.
-const maxStackKey = 128
-
-// getNamespaced returns the object stored under JoinKey(namespace, name),
-// building the key on the stack when it needs no escaping.
-func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
-	if namespace == "" || len(namespace)+1+len(name) > maxStackKey ||
-		strings.ContainsAny(namespace, "%/") || strings.ContainsAny(name, "%/") {
-		return x.GetByKey(JoinKey(namespace, name))
-	}
-	var buf [maxStackKey]byte
-	key := append(append(append(buf[:0], namespace...), '/'), name...)
-	h := hashBytes(x.seed, key)
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	p, ok := x.t.findBytes(key, h)
-	if !ok {
-		var zero T
-		return zero, false
-	}
-	return x.t.at(p).obj, true
 }
