@@ -141,12 +141,27 @@ func newInformer[T indexer.Object](opts Options[T]) *Informer[T] {
 		inf.onError = inf.logError
 	}
 	inf.cache = indexer.New(keyFunc, opts.Indexers)
-	inf.fifo = deltafifo.New(keyFunc, deltafifo.Options[T]{
+	fifoKey := keyFunc
+	if opts.KeyFunc == nil {
+		fifoKey = inf.storedKey
+	}
+	inf.fifo = deltafifo.New(fifoKey, deltafifo.Options[T]{
 		KnownObjects: inf.cache,
 		Transform:    opts.Transform,
 	})
 	inf.listeners.Store(new([]*listener[T]))
 	return inf
+}
+
+// storedKey is indexer.MetaNamespaceKey for the DeltaFIFO, which computes
+// the key of every event: an object the cache holds, as most events' objects
+// are, gets the key string the cache already has, so no event allocates its
+// key.
+func (inf *Informer[T]) storedKey(obj T) (string, error) {
+	if key, ok := inf.cache.StoredKey(obj.GetNamespace(), obj.GetName()); ok {
+		return key, nil
+	}
+	return indexer.MetaNamespaceKey(obj)
 }
 
 // logError is the default ErrorHandler. A handler panic is logged with
