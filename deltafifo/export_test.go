@@ -108,9 +108,8 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 	return nil
 }
 
-// SetKeepSlots sets the number of slots f keeps when a popper finds it
-// empty (1024 by default), so that tests can make it release its slots
-// often.
+// SetKeepSlots sets the number of slots a drained f always keeps (1024 by
+// default), so that tests can make it release small sets of slots.
 func (f *DeltaFIFO[T]) SetKeepSlots(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -171,3 +170,8 @@ func (k *KeyIndex) Len() int { return k.x.n }
 
 // Reset empties the index, making room for n keys.
 func (k *KeyIndex) Reset(n int) { k.x.reset(n) }
+
+// ReleaseBlock is the number of drains in a block of the release policy:
+// a drained FIFO remembers the most slots it needed over the last
+// ReleaseBlock to 2*ReleaseBlock-1 drains.
+const ReleaseBlock = releaseBlock

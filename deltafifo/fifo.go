@@ -84,11 +84,15 @@ type Options[T any] struct {
 // A key's slot is kept after its deltas are processed, so that its next
 // delta finds it without changing the index; the slot is reused for
 // another key when no free one is left. When a Pop or PopBatch finds
-// nothing ready and nothing being processed in a FIFO that has grown past
-// 1024 slots, as after its first list, it releases the slots, the index
-// and the delta buffers: drained after a list of 100,000 objects, a FIFO
-// keeps under 1 byte per object, down from 115. A Pop that waits
-// allocates nothing.
+// nothing ready and nothing being processed (the FIFO is drained), a FIFO
+// of more than 1024 slots releases the slots, the index and the delta
+// buffers if it has more than twice as many slots as ever held deltas at
+// once between two drains, over the last 256 to 511 drains. A burst, such
+// as a first list, thus gives its memory back when its consumer has caught
+// up: drained after a list of 100,000 objects, a FIFO keeps under 1 byte
+// per object, down from 115. A steady stream keeps what it needs, spikes
+// included, so that its producer does not remake slots and index entries
+// after every drain. A Pop that waits allocates nothing.
 type DeltaFIFO[T any] struct {
 	keyFunc   indexer.KeyFunc[T]
 	known     KnownObjects[T]
@@ -126,9 +130,15 @@ type DeltaFIFO[T any] struct {
 	// wake is the registration that woke the last popper waiting with a
 	// context, kept for its next wait; nil if none, and after Close.
 	wake *wakeup
-	// keepSlots is the number of slots kept when a popper finds the FIFO
-	// empty; more are released (see releaseLocked).
+	// keepSlots is the number of slots a drained FIFO always keeps; more
+	// may be released (see releaseLocked).
 	keepSlots int
+	// peakNow is the most slots that held deltas at once between two
+	// drains, over the current block of drains, of which there have been
+	// drains so far; peakBefore is the same over the previous block (see
+	// releaseLocked).
+	peakNow, peakBefore int
+	drains              int
 }
 
 // New returns an empty DeltaFIFO that keys objects with keyFunc, typically

@@ -51,7 +51,7 @@ func newHarness(t *testing.T, opts byte) *harness {
 	t.Cleanup(cancel)
 	f := deltafifo.New(thingKey, o)
 	if opts&8 != 0 {
-		f.SetKeepSlots(0) // release the slots whenever a popper finds the FIFO empty
+		f.SetKeepSlots(0) // a drained FIFO may release its slots, however few
 	}
 	return &harness{
 		t:     t,

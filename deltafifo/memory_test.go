@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"slices"
+	"strconv"
 	"testing"
 	"testing/synctest"
 
@@ -150,6 +151,87 @@ func TestReleaseSlots(t *testing.T) {
 				}
 				diffPopped(t, "Pop()", want, got)
 			})
+		})
+	}
+}
+
+// TestReleasePolicy checks, drain by drain, how many slots a FIFO keeps
+// when a popper finds it empty: a burst is released at the drain that ends
+// it unless recent drains needed half of it, steady traffic keeps what it
+// needs, and a burst that was kept is released once a block of drains
+// without it has passed. Each drain adds one delta for each of a number of
+// keys (cycling over a pool larger than any drain, so that keys change),
+// pops them all and then pops once more with a done context, which finds
+// the FIFO empty.
+func TestReleasePolicy(t *testing.T) {
+	const keep = 4
+	type phase struct {
+		keys   int // keys added before each drain; 0: none
+		drains int
+		want   int // Slots() after each drain of the phase
+	}
+	b := deltafifo.ReleaseBlock
+	tests := []struct {
+		name   string
+		phases []phase
+	}{
+		{name: "burst into a new FIFO", phases: []phase{{100, 1, 0}, {2, 3, 2}}},
+		{name: "at most keepSlots", phases: []phase{{keep, 1, keep}, {1, 2 * b, keep}}},
+		{name: "steady", phases: []phase{{20, 1, 0}, {20, 3 * b, 20}}},
+		{name: "spikes at most a block apart", phases: []phase{
+			{40, 1, 0}, {40, 1, 40},
+			{1, b - 1, 40}, {40, 1, 40},
+			{1, b - 1, 40}, {40, 1, 40},
+			{1, b - 1, 40},
+		}},
+		{name: "burst over twice the recent need", phases: []phase{{20, 1, 0}, {20, 10, 20}, {41, 1, 0}, {1, 3, 1}}},
+		{name: "burst within twice the recent need, then trickle", phases: []phase{
+			{20, 1, 0}, {20, 10, 20}, {40, 1, 40},
+			// The burst is drain 12, in the block of drains 1 to b; drain
+			// 2b+1 is the first whose last two blocks do not hold it.
+			{1, 2*b - 12, 40}, {1, 1, 0}, {1, 2, 1},
+		}},
+		{name: "empty polls are not drains", phases: []phase{{20, 1, 0}, {20, 1, 20}, {40, 1, 40}, {0, 3 * b, 40}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := deltafifo.New(thingKey, deltafifo.Options[thing]{})
+			f.SetKeepSlots(keep)
+			done, cancel := context.WithCancel(t.Context())
+			cancel()
+			next, drain := 0, 0
+			for _, ph := range tt.phases {
+				for range ph.drains {
+					drain++
+					for range ph.keys {
+						if err := f.Add(th("k"+strconv.Itoa(next%1000), drain)); err != nil {
+							t.Fatal(err)
+						}
+						next++
+					}
+					popped := 0
+					for f.Len() > 0 {
+						if err := f.PopBatch(t.Context(), 16, func(items []deltafifo.Item[thing]) error {
+							popped += len(items)
+							return nil
+						}); err != nil {
+							t.Fatal(err)
+						}
+					}
+					if popped != ph.keys {
+						t.Fatalf("drain %d: popped %d keys, want %d", drain, popped, ph.keys)
+					}
+					if err := f.Pop(done, nil); err != context.Canceled {
+						t.Fatalf("drain %d: Pop(done context) = %v, want %v", drain, err, context.Canceled)
+					}
+					if got := f.Slots(); got != ph.want {
+						t.Fatalf("drain %d (%d keys): Slots() = %d, want %d", drain, ph.keys, got, ph.want)
+					}
+				}
+			}
+			if err := f.CheckInvariants(); err != nil {
+				t.Fatalf("CheckInvariants() = %v", err)
+			}
 		})
 	}
 }

@@ -62,6 +62,7 @@ type slots[T any] struct {
 	n     int32 // number of slots, the sentinel included
 	spare int   // number of slots in the spare list
 	idle  int   // number of idle slots
+	low   int   // the fewest slots in the spare list since the last mark
 	// buffers is memory for the delta buffers of new slots, window deltas
 	// each, so that new slots do not allocate one buffer each: reserve fills
 	// it for a Replace (one delta per slot), take refills it otherwise (two
@@ -84,6 +85,14 @@ func (ss *slots[T]) len() int32 { return ss.n }
 
 // live returns the number of slots that hold deltas.
 func (ss *slots[T]) live() int { return int(ss.n) - 1 - ss.spare }
+
+// peak returns the most slots that held deltas at once since the last
+// mark. The slots only grow when none is spare, so that the fewest spare
+// ones since the mark tell it.
+func (ss *slots[T]) peak() int { return int(ss.n) - 1 - ss.low }
+
+// mark starts the period that peak reports on.
+func (ss *slots[T]) mark() { ss.low = ss.spare }
 
 // reserve makes room for the delta buffers of n more slots, one delta
 // each, without further allocation.
@@ -133,6 +142,7 @@ func (ss *slots[T]) unlink(i int32) {
 	ss.at(s.next).prev = s.prev
 	s.next, s.prev = 0, 0
 	ss.spare--
+	ss.low = min(ss.low, ss.spare)
 }
 
 // release empties slot i, clearing what it referenced, and appends it to
