@@ -247,6 +247,9 @@ func FuzzDeltaFIFO(f *testing.F) {
 	f.Add([]byte{7, 0, 0, 3, 0x03, 0, 1, 5, 0, 2, 1, 3, 0, 9, 0, 7, 0, 5, 0})
 	f.Add([]byte{1, 3, 0x60, 0, 0x81, 3, 0x01, 4, 0, 6, 2, 7, 1})
 	f.Add([]byte{9, 3, 0x1f, 6, 3, 5, 0, 7, 0, 5, 0, 3, 0x03, 0, 1, 5, 0, 8, 0, 2, 1, 7, 0, 5, 0, 4, 0})
+	// Drains that release the slots of a list, then keep those of smaller
+	// rounds.
+	f.Add([]byte{9, 3, 0x1f, 6, 3, 7, 0, 5, 0, 7, 0, 5, 0, 0, 0, 0, 1, 5, 0, 7, 0, 5, 0, 7, 0, 5, 0, 1, 2, 5, 0, 7, 0, 5, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return
