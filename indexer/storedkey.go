@@ -7,48 +7,74 @@ import "strings"
 // whether there is one. The string returned is the one the Indexer holds, so
 // a caller that needs the key of an object the Indexer already has, such as
 // the key function of an informer's DeltaFIFO on every watch event, gets it
-// without allocating a new one (unless the key needs escaping, or is longer
-// than 128 bytes).
+// without allocating a new one (unless the key is longer than 128 bytes).
+//
+// StoredKey never waits: while a writer holds the Indexer, it reports false
+// at once, and the caller builds the key itself.
 func (x *Indexer[T]) StoredKey(namespace, name string) (string, bool) {
-	key, _, ok := x.lookupNamespaced(namespace, name)
-	return key, ok
-}
-
-// maxStackKey is the longest key lookupNamespaced builds without allocating.
-const maxStackKey = 128
-
-// lookupNamespaced returns the entry stored under JoinKey(namespace, name),
-// building the key on the stack when it needs no escaping.
-func (x *Indexer[T]) lookupNamespaced(namespace, name string) (key string, obj T, ok bool) {
 	if name == "" {
-		return "", obj, false
-	}
-	if namespace == "" || len(namespace)+1+len(name) > maxStackKey ||
-		strings.ContainsAny(namespace, "%/") || strings.ContainsAny(name, "%/") {
-		key := JoinKey(namespace, name)
-		h := hash(x.seed, key)
-		x.mu.RLock()
-		defer x.mu.RUnlock()
-		if _, p, ok := x.t.find(key, h); ok {
-			e := x.t.at(p)
-			return e.key, e.obj, true
-		}
-		return "", obj, false
+		return "", false
 	}
 	var buf [maxStackKey]byte
-	b := append(append(append(buf[:0], namespace...), '/'), name...)
-	h := hashBytes(x.seed, b)
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	if p, ok := x.t.findBytes(b, h); ok {
-		e := x.t.at(p)
-		return e.key, e.obj, true
+	key := appendKey(buf[:0], namespace, name)
+	h := hashBytes(x.seed, key)
+	if !x.mu.TryRLock() {
+		return "", false
 	}
-	return "", obj, false
+	defer x.mu.RUnlock()
+	p, ok := x.t.findBytes(key, h)
+	if !ok {
+		return "", false
+	}
+	return x.t.at(p).key, true
 }
+
+// maxStackKey is the longest key StoredKey and getNamespaced build without
+// allocating.
+const maxStackKey = 128
 
 // getNamespaced returns the object stored under JoinKey(namespace, name).
 func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
-	_, obj, ok := x.lookupNamespaced(namespace, name)
-	return obj, ok
+	var zero T
+	if name == "" {
+		return zero, false
+	}
+	var buf [maxStackKey]byte
+	key := appendKey(buf[:0], namespace, name)
+	h := hashBytes(x.seed, key)
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	p, ok := x.t.findBytes(key, h)
+	if !ok {
+		return zero, false
+	}
+	return x.t.at(p).obj, true
+}
+
+// appendKey appends JoinKey(namespace, name) to dst.
+func appendKey(dst []byte, namespace, name string) []byte {
+	if namespace != "" {
+		dst = append(appendEscaped(dst, namespace), '/')
+	}
+	return appendEscaped(dst, name)
+}
+
+// appendEscaped appends escape(s) to dst.
+func appendEscaped(dst []byte, s string) []byte {
+	for {
+		i := strings.IndexByte(s, '%')
+		if j := strings.IndexByte(s, '/'); j >= 0 && (i < 0 || j < i) {
+			i = j
+		}
+		if i < 0 {
+			return append(dst, s...)
+		}
+		dst = append(dst, s[:i]...)
+		if s[i] == '%' {
+			dst = append(dst, "%25"...)
+		} else {
+			dst = append(dst, "%2F"...)
+		}
+		s = s[i+1:]
+	}
 }

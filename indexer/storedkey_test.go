@@ -11,7 +11,8 @@ import (
 func TestStoredKey(t *testing.T) {
 	long := strings.Repeat("n", 200)
 	x := indexer.New(indexer.MetaNamespaceKey[*obj], nil)
-	if err := x.Replace(append(listerObjects(), &obj{Namespace: "ns", Name: long})); err != nil {
+	odd := &obj{Namespace: "%2F%", Name: "/x%/%25/"}
+	if err := x.Replace(append(listerObjects(), &obj{Namespace: "ns", Name: long}, odd)); err != nil {
 		t.Fatal(err)
 	}
 	stored := map[string]string{}
@@ -27,6 +28,8 @@ func TestStoredKey(t *testing.T) {
 		{"", "node", "node"},
 		{"a/b", "c/d", "a%2Fb/c%2Fd"},
 		{"ns", long, "ns/" + long},
+		{odd.Namespace, odd.Name, indexer.JoinKey(odd.Namespace, odd.Name)},
+		{"%2F", "x", ""},
 		{"ns", "missing", ""},
 		{"", "a", ""},
 		{"ns", "", ""},

@@ -155,8 +155,9 @@ func newInformer[T indexer.Object](opts Options[T]) *Informer[T] {
 
 // storedKey is indexer.MetaNamespaceKey for the DeltaFIFO, which computes
 // the key of every event: an object the cache holds, as most events' objects
-// are, gets the key string the cache already has, so no event allocates its
-// key.
+// are, gets the key string the cache already has instead of a new one; only
+// a new object, or an event that arrives while the cache is being written,
+// allocates its key.
 func (inf *Informer[T]) storedKey(obj T) (string, error) {
 	if key, ok := inf.cache.StoredKey(obj.GetNamespace(), obj.GetName()); ok {
 		return key, nil
