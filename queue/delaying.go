@@ -44,13 +44,13 @@ func (q *TypedDelayingQueue[K]) CancelAfter(item K) bool {
 	hash := q.hash(item)
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	id, pos := q.lookupLocked(item, hash)
-	if id == none || q.slots[id].wait == 0 {
+	id := q.lookupLocked(item, hash)
+	if id == none || q.waitLocked(id) == 0 {
 		return false
 	}
-	q.withdrawLocked(&q.slots[id])
+	q.withdrawLocked(id)
 	if !q.slots[id].processing {
-		q.deleteLocked(id, pos)
+		q.deleteLocked(id)
 	}
 	return true
 }
@@ -96,22 +96,23 @@ func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) 
 	if at < now { // overflow: never due
 		at = noTimer
 	}
-	id := q.slotLocked(item, hash)
-	s := &q.slots[id]
-	switch {
-	case s.queued:
-		return // due already
-	case s.wait != 0 && s.readyAt <= at:
-		return // due earlier already
-	}
-	if s.wait != 0 {
-		q.withdrawLocked(s)
-	}
 	if q.waiting == nil {
 		q.waiting = heap.New(readyBefore, nil)
+		q.delays = make([]delay, len(q.slots), cap(q.slots))
+	}
+	id := q.slotLocked(item, hash)
+	pd := &q.delays[id]
+	switch {
+	case q.slots[id].queued:
+		return // due already
+	case pd.wait != 0 && pd.readyAt <= at:
+		return // due earlier already
+	}
+	if pd.wait != 0 {
+		q.withdrawLocked(id)
 	}
 	q.seq++
-	s.wait, s.readyAt = q.seq, at
+	pd.wait, pd.readyAt = q.seq, at
 	q.waiting.Push(waiter{at: at, seq: q.seq, id: id})
 	if at < q.timerAt-int64(timerSlack) {
 		q.armLocked(at)
@@ -179,7 +180,7 @@ func (q *Queue[K]) promoteLocked(now int64) int {
 			q.stale--
 			continue
 		}
-		q.slots[w.id].wait = 0
+		q.delays[w.id].wait = 0
 		q.queueLocked(w.id)
 		n++
 	}
@@ -194,19 +195,28 @@ type waiter struct {
 	id  int32  // the slot
 }
 
+// waitLocked returns the seq of the pending delayed add of slot id, or 0
+// if it has none.
+func (q *Queue[K]) waitLocked(id int32) uint64 {
+	if q.waiting == nil {
+		return 0 // never delayed: there are no delays
+	}
+	return q.delays[id].wait
+}
+
 // pendingLocked reports whether w is its slot's pending delayed add. The
 // slot may have been freed, reused or released since w was pushed; seq
 // tells.
 func (q *Queue[K]) pendingLocked(w waiter) bool {
-	return int(w.id) < len(q.slots) && q.slots[w.id].wait == w.seq
+	return int(w.id) < len(q.delays) && q.delays[w.id].wait == w.seq
 }
 
-// withdrawLocked cancels the pending delayed add of s, leaving its waiter
-// stale, and compacts the heap when stale waiters are the majority, so
-// that they cost O(log n) each, amortized, and never outnumber live ones
+// withdrawLocked cancels the pending delayed add of slot id, leaving its
+// waiter stale, and compacts the heap when stale waiters are the majority,
+// so that they cost O(log n) each, amortized, and never outnumber live ones
 // by much.
-func (q *Queue[K]) withdrawLocked(s *slot[K]) {
-	s.wait = 0
+func (q *Queue[K]) withdrawLocked(id int32) {
+	q.delays[id].wait = 0
 	q.stale++
 	if q.stale < minCompact || 2*q.stale < q.waiting.Len() {
 		return

@@ -9,7 +9,7 @@ type State struct {
 func (q *Queue[K]) State() State {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	st := State{Ready: q.ready.Len(), Dirty: q.dirty, Processing: q.processing, Slots: q.index.count}
+	st := State{Ready: q.ready.Len(), Dirty: q.dirty, Processing: q.processing, Slots: q.live}
 	if q.waiting != nil {
 		st.Waiting = q.waiting.Len() - q.stale
 	}
@@ -18,3 +18,10 @@ func (q *Queue[K]) State() State {
 
 // Exponential exposes the backoff computation.
 var Exponential = exponential
+
+// DeferRemovals makes every queue defer the removal of index entries, as a
+// large queue does, until restore is called.
+func DeferRemovals() (restore func()) {
+	deferFrom = 0
+	return func() { deferFrom = defaultDeferFrom }
+}

@@ -7,11 +7,21 @@ import "hash/maphash"
 // deletion, kept at most half full, whose entries point into the slot
 // arena, where the keys live. Compared with a Go map it hashes an item once
 // per queue operation instead of once per map operation: Add looks up and
-// inserts with one probe, Done finds and deletes with one.
+// inserts with one probe.
+//
+// In a large index, the entry of a deleted item is not removed at once: its
+// slot is marked unused, which makes the entry stale (lookups skip it), and
+// the entry is queued in pending. Once enough are pending they are removed together,
+// after loading all their cache lines at once, so that a large queue pays
+// the cache misses of many removals overlapped instead of one at a time
+// under the lock. Done finds its slot among the items in flight
+// (Queue.held) and so usually never touches the index itself.
 type itemIndex struct {
 	seed    maphash.Seed
 	entries []entry // len is zero or a power of two
-	count   int     // entries in use
+	count   int     // entries in use, pending removal included
+	pending []entry // stale entries to remove; equal entries are interchangeable
+	touched int32   // keeps the loads of flush's first pass
 }
 
 type entry struct {
@@ -27,9 +37,8 @@ func (q *Queue[K]) hash(item K) uint32 {
 	return uint32(maphash.Comparable(q.index.seed, item))
 }
 
-// lookupLocked returns the slot id and entry position of item, whose hash
-// is given, or none and -1.
-func (q *Queue[K]) lookupLocked(item K, hash uint32) (id int32, pos int) {
+// lookupLocked returns the slot id of item, whose hash is given, or none.
+func (q *Queue[K]) lookupLocked(item K, hash uint32) int32 {
 	entries := q.index.entries
 	mask := len(entries) - 1
 	for i := int(hash) & mask; len(entries) > 0; i = (i + 1) & mask {
@@ -37,11 +46,14 @@ func (q *Queue[K]) lookupLocked(item K, hash uint32) (id int32, pos int) {
 		if e.id == 0 {
 			break
 		}
-		if e.hash == hash && q.slots[e.id-1].item == item {
-			return e.id - 1, i
+		if e.hash != hash {
+			continue
+		}
+		if s := &q.slots[e.id-1]; s.used && s.item == item {
+			return e.id - 1
 		}
 	}
-	return none, -1
+	return none
 }
 
 // insertLocked adds slot id, whose item has the given hash and is not in
@@ -70,6 +82,58 @@ func (x *itemIndex) grow() {
 	for _, e := range old {
 		if e.id != 0 {
 			x.place(e)
+		}
+	}
+}
+
+// pendingMax is how many stale entries wait to be removed together.
+const pendingMax = 64
+
+// deferFrom is the number of entries from which removals are deferred:
+// a smaller index stays in cache, where removing at once is cheaper. It is
+// a variable so that tests can defer every removal.
+var deferFrom = defaultDeferFrom
+
+const defaultDeferFrom = 1 << 15
+
+// unlink removes e, whose slot was just freed, or queues its removal.
+func (x *itemIndex) unlink(e entry) {
+	if len(x.entries) < deferFrom {
+		x.remove(e)
+		return
+	}
+	if x.pending == nil {
+		x.pending = make([]entry, 0, pendingMax)
+	}
+	x.pending = append(x.pending, e)
+	if len(x.pending) == pendingMax {
+		x.flush()
+	}
+}
+
+// flush removes the pending entries.
+func (x *itemIndex) flush() {
+	mask := len(x.entries) - 1
+	// The loads of this loop are independent, so the processor overlaps
+	// their cache misses; the removals below then find their lines cached.
+	var touched int32
+	for _, e := range x.pending {
+		touched |= x.entries[int(e.hash)&mask].id
+	}
+	x.touched = touched
+	for _, e := range x.pending {
+		x.remove(e)
+	}
+	x.pending = x.pending[:0]
+}
+
+// remove removes e, or one of its equals, from the index.
+func (x *itemIndex) remove(e entry) {
+	mask := len(x.entries) - 1
+	for i := int(e.hash) & mask; x.entries[i].id != 0; i = (i + 1) & mask {
+		if x.entries[i] == e {
+			x.removeAt(i)
+			return
 		}
 	}
 }

@@ -48,6 +48,7 @@ type Queue[K comparable] struct {
 	// list through slot.next starting at free.
 	slots []slot[K]
 	free  int32
+	live  int // slots in use
 	// ready holds, oldest first, the slots that are queued and not processing.
 	ready ring.Ring[int32]
 	// dirty counts the slots that are both queued and processing: they join
@@ -55,6 +56,10 @@ type Queue[K comparable] struct {
 	dirty int
 	// processing counts the slots handed out by Get and not yet Done.
 	processing int
+	// held lists up to heldMax of those slots, in held[:nheld], so that
+	// Done usually finds its slot here, in cache, rather than in the index.
+	held  [heldMax]int32
+	nheld int
 
 	// waiting holds the slots with a pending delayed add, earliest first.
 	// It and the fields below it are used only through TypedDelayingQueue.
@@ -62,6 +67,7 @@ type Queue[K comparable] struct {
 	// cancelled: they go stale, are skipped when they surface, and are
 	// compacted away when they are the majority.
 	waiting *heap.Heap[waiter]
+	delays  []delay     // parallel to slots while waiting is not nil
 	stale   int         // entries of waiting that are no longer pending
 	seq     uint64      // numbers waiters: identity, and FIFO order among equal ready times
 	timer   *time.Timer // calls fire; created by the first AddAfter
@@ -130,8 +136,8 @@ func (q *Queue[K]) addLocked(item K, hash uint32) bool {
 	switch {
 	case s.queued:
 		return false
-	case s.wait != 0:
-		q.withdrawLocked(s)
+	case q.waitLocked(id) != 0:
+		q.withdrawLocked(id)
 	}
 	q.queueLocked(id)
 	return true
@@ -180,6 +186,7 @@ func (q *Queue[K]) get(ctx context.Context, woken bool) (K, error) {
 	s := &q.slots[id]
 	s.queued, s.processing = false, true
 	q.processing++
+	q.holdLocked(id)
 	if q.shuttingDown {
 		q.cond.Broadcast() // the last item may be gone: wake Get and drain waiters
 	}
@@ -247,8 +254,8 @@ func (q *Queue[K]) wake() {
 func (q *Queue[K]) Done(item K) {
 	hash := q.hash(item)
 	q.mu.Lock()
-	id, pos := q.lookupLocked(item, hash)
-	if id == none || !q.slots[id].processing {
+	id := q.releaseLocked(item, hash)
+	if id == none {
 		q.mu.Unlock()
 		return
 	}
@@ -265,8 +272,8 @@ func (q *Queue[K]) Done(item K) {
 		q.dirty--
 		q.ready.Push(id)
 		q.cond.Signal()
-	case s.wait == 0:
-		q.deleteLocked(id, pos)
+	case q.waitLocked(id) == 0:
+		q.deleteLocked(id)
 	}
 	if q.shuttingDown {
 		q.cond.Broadcast()
@@ -275,6 +282,34 @@ func (q *Queue[K]) Done(item K) {
 	if q.metrics != nil {
 		q.metrics.Finished(worked)
 	}
+}
+
+// heldMax is how many processing slots Queue.held lists: a cache line.
+const heldMax = 16
+
+// holdLocked lists slot id, just handed out, in held if there is room.
+func (q *Queue[K]) holdLocked(id int32) {
+	if q.nheld < heldMax {
+		q.held[q.nheld] = id
+		q.nheld++
+	}
+}
+
+// releaseLocked returns the slot of item, whose hash is given, if item is
+// processing, and removes it from held; otherwise it returns none.
+func (q *Queue[K]) releaseLocked(item K, hash uint32) int32 {
+	for i, id := range q.held[:q.nheld] {
+		if s := &q.slots[id]; s.hash == hash && s.item == item {
+			q.nheld--
+			q.held[i] = q.held[q.nheld]
+			return id
+		}
+	}
+	id := q.lookupLocked(item, hash)
+	if id == none || !q.slots[id].processing {
+		return none
+	}
+	return id
 }
 
 // Len returns the number of items ready to be handed out. Items held by

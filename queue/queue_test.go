@@ -447,3 +447,40 @@ func TestRateLimitingQueueNilLimiter(t *testing.T) {
 		t.Errorf("NumRequeues(a) = %d, want 1", n)
 	}
 }
+
+// TestLargeQueueReusesItems moves items through a queue large enough to
+// defer the removal of its index entries, adding each item again right
+// after its Done, while its old entry is still pending removal.
+func TestLargeQueueReusesItems(t *testing.T) {
+	const n = 20_000
+	q := queue.New[int](queue.Options{})
+	defer q.ShutDown()
+	for i := range n {
+		q.Add(i)
+	}
+	ctx := context.Background()
+	for i := range 2 * n {
+		item, err := q.Get(ctx)
+		if err != nil {
+			t.Fatalf("Get() error = %v, want nil", err)
+		}
+		if item != i%n {
+			t.Fatalf("Get() = %d, want %d", item, i%n)
+		}
+		q.Done(item)
+		if i < n {
+			q.Add(item)
+			q.Add(item) // already queued: no change
+		}
+		want := n // each item comes back once
+		if i >= n {
+			want = 2*n - 1 - i
+		}
+		if q.Len() != want {
+			t.Fatalf("after %d items Len() = %d, want %d", i+1, q.Len(), want)
+		}
+	}
+	if diff := cmp.Diff(queue.State{}, q.State()); diff != "" {
+		t.Errorf("State() mismatch (-want +got):\n%s", diff)
+	}
+}

@@ -26,11 +26,9 @@ func (q *Queue[K]) shutDownLocked() {
 		if !q.pendingLocked(w) {
 			continue
 		}
-		s := &q.slots[w.id]
-		s.wait = 0
-		if !s.processing {
-			_, pos := q.lookupLocked(s.item, q.hash(s.item))
-			q.deleteLocked(w.id, pos)
+		q.delays[w.id].wait = 0
+		if !q.slots[w.id].processing {
+			q.deleteLocked(w.id)
 		}
 	}
 	q.stale = 0

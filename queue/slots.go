@@ -10,14 +10,24 @@ import (
 //	queued && !processing: in Queue.ready, waiting for a worker
 //	queued && processing:  dirty, added again while a worker holds it
 //	!queued && processing: held by a worker, nothing pending
-//	wait != 0:             a delayed add is pending; never together with queued
+//
+// A slot holds only what every queue needs, so that a string item's slot
+// takes 32 bytes and never straddles two cache lines; the state of delayed
+// adds lives in the parallel Queue.delays.
 type slot[K comparable] struct {
 	item       K
+	hash       uint32 // the item's hash in the index
+	next       int32  // the next free slot, or -1, while the slot is free
+	used       bool   // the slot holds an item; index entries of unused slots are stale
 	queued     bool
 	processing bool
-	next       int32  // the next free slot, or -1, while the slot is free
-	wait       uint64 // the seq of the pending delayed add's waiter, or 0
-	readyAt    int64  // when the pending delayed add is due, in Queue.now units
+}
+
+// delay is the delayed-add state of a slot. A pending delayed add is never
+// together with queued.
+type delay struct {
+	wait    uint64 // the seq of the pending delayed add's waiter, or 0
+	readyAt int64  // when the pending delayed add is due, in Queue.now units
 }
 
 const (
@@ -29,17 +39,17 @@ const (
 // indexing one if item has none. It may grow the arena, which invalidates
 // pointers into it.
 func (q *Queue[K]) slotLocked(item K, hash uint32) int32 {
-	id, _ := q.lookupLocked(item, hash)
+	id := q.lookupLocked(item, hash)
 	if id == none {
-		id = q.newSlotLocked(item)
+		id = q.newSlotLocked(item, hash)
 		q.insertLocked(hash, id)
 	}
 	return id
 }
 
-// newSlotLocked returns a fresh slot for item. It may grow the arena, which
-// invalidates pointers into it.
-func (q *Queue[K]) newSlotLocked(item K) int32 {
+// newSlotLocked returns a fresh slot for item, whose hash is given. It may
+// grow the arena, which invalidates pointers into it.
+func (q *Queue[K]) newSlotLocked(item K, hash uint32) int32 {
 	id := q.free
 	if id == none {
 		id = int32(len(q.slots)) // an arena of 2³¹ slots would not fit in memory
@@ -47,7 +57,14 @@ func (q *Queue[K]) newSlotLocked(item K) int32 {
 	} else {
 		q.free = q.slots[id].next
 	}
-	q.slots[id] = slot[K]{item: item, next: none}
+	q.slots[id] = slot[K]{item: item, hash: hash, next: none, used: true}
+	q.live++
+	if q.waiting != nil {
+		if int(id) == len(q.delays) {
+			q.delays = append(q.delays, delay{})
+		}
+		q.delays[id] = delay{}
+	}
 	if q.metrics != nil {
 		if int(id) == len(q.timings) {
 			q.timings = append(q.timings, timing{})
@@ -57,27 +74,32 @@ func (q *Queue[K]) newSlotLocked(item K) int32 {
 	return id
 }
 
-// deleteLocked forgets slot id, whose index entry is at pos and which must
-// be neither queued, processing nor waiting, and keeps it for reuse. When
-// the queue becomes empty the arena is reset, and released if it is large.
-func (q *Queue[K]) deleteLocked(id int32, pos int) {
-	q.index.removeAt(pos)
+// deleteLocked forgets slot id, which must be neither queued, processing
+// nor waiting, and keeps it for reuse. Its index entry goes stale and is
+// removed later, with others (see itemIndex.unlink). When the queue becomes
+// empty the index is emptied and the arena reset, and released if it is
+// large.
+func (q *Queue[K]) deleteLocked(id int32) {
+	q.index.unlink(entry{hash: q.slots[id].hash, id: id + 1})
 	q.slots[id] = slot[K]{next: q.free}
 	q.free = id
-	if q.index.count == 0 {
+	q.live--
+	if q.live == 0 {
+		q.index.flush()
 		q.free = none
 		if q.waiting != nil { // only stale waiters are left
 			q.waiting.Clear()
 			q.stale = 0
 		}
 		if len(q.slots) > shrinkSize {
-			q.slots, q.timings, q.index.entries = nil, nil, nil
+			q.slots, q.timings, q.delays, q.index.entries = nil, nil, nil, nil
 			q.ready = ring.Ring[int32]{}
+			q.index.pending = nil
 			if q.waiting != nil {
 				q.waiting = heap.New(readyBefore, nil)
 			}
 			return
 		}
-		q.slots, q.timings = q.slots[:0], q.timings[:0]
+		q.slots, q.timings, q.delays = q.slots[:0], q.timings[:0], q.delays[:0]
 	}
 }
