@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"slices"
 	"time"
 
 	"github.com/typedcache/typedcache/internal/heap"
@@ -98,9 +99,12 @@ func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) 
 	}
 	if q.waiting == nil {
 		q.waiting = heap.New(readyBefore, nil)
-		q.delays = make([]delay, len(q.slots), cap(q.slots))
 	}
 	id := q.slotLocked(item, hash)
+	if n := len(q.delays); int(id) >= n {
+		q.delays = slices.Grow(q.delays, len(q.slots)-n)[:len(q.slots)]
+		clear(q.delays[n:])
+	}
 	pd := &q.delays[id]
 	switch {
 	case q.slots[id].queued:
@@ -198,8 +202,8 @@ type waiter struct {
 // waitLocked returns the seq of the pending delayed add of slot id, or 0
 // if it has none.
 func (q *Queue[K]) waitLocked(id int32) uint64 {
-	if q.waiting == nil {
-		return 0 // never delayed: there are no delays
+	if int(id) >= len(q.delays) {
+		return 0 // never delayed since the arena grew to it
 	}
 	return q.delays[id].wait
 }

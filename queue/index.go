@@ -18,7 +18,7 @@ import "hash/maphash"
 // (Queue.held) and so usually never touches the index itself.
 type itemIndex struct {
 	seed    maphash.Seed
-	entries []entry // len is zero or a power of two
+	entries []entry // len is a power of two; noEntries until the first insert
 	count   int     // entries in use, pending removal included
 	pending []entry // stale entries to remove; equal entries are interchangeable
 	touched int32   // keeps the loads of flush's first pass
@@ -31,6 +31,10 @@ type entry struct {
 
 const minEntries = 16
 
+// noEntries is the table of an index that holds nothing: one empty entry,
+// never written, so that lookups need no check for an empty table.
+var noEntries = make([]entry, 1)
+
 // hash returns the hash of item in the index. It needs no lock, so callers
 // compute it before taking one.
 func (q *Queue[K]) hash(item K) uint32 {
@@ -41,19 +45,15 @@ func (q *Queue[K]) hash(item K) uint32 {
 func (q *Queue[K]) lookupLocked(item K, hash uint32) int32 {
 	entries := q.index.entries
 	mask := len(entries) - 1
-	for i := int(hash) & mask; len(entries) > 0; i = (i + 1) & mask {
+	for i := int(hash) & mask; ; i = (i + 1) & mask {
 		e := entries[i]
 		if e.id == 0 {
-			break
+			return none
 		}
-		if e.hash != hash {
-			continue
-		}
-		if s := &q.slots[e.id-1]; s.used && s.item == item {
+		if s := &q.slots[e.id-1]; e.hash == hash && s.used && s.item == item {
 			return e.id - 1
 		}
 	}
-	return none
 }
 
 // insertLocked adds slot id, whose item has the given hash and is not in

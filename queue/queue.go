@@ -48,7 +48,6 @@ type Queue[K comparable] struct {
 	// list through slot.next starting at free.
 	slots []slot[K]
 	free  int32
-	live  int // slots in use
 	// ready holds, oldest first, the slots that are queued and not processing.
 	ready ring.Ring[int32]
 	// dirty counts the slots that are both queued and processing: they join
@@ -67,7 +66,7 @@ type Queue[K comparable] struct {
 	// cancelled: they go stale, are skipped when they surface, and are
 	// compacted away when they are the majority.
 	waiting *heap.Heap[waiter]
-	delays  []delay     // parallel to slots while waiting is not nil
+	delays  []delay     // parallel to slots; shorter when its tail is zero
 	stale   int         // entries of waiting that are no longer pending
 	seq     uint64      // numbers waiters: identity, and FIFO order among equal ready times
 	timer   *time.Timer // calls fire; created by the first AddAfter
@@ -94,6 +93,7 @@ func New[K comparable](opts Options) *Queue[K] {
 func (q *Queue[K]) init(opts Options) {
 	q.cond.L = &q.mu
 	q.index.seed = maphash.MakeSeed()
+	q.index.entries = noEntries
 	q.free = none
 	q.inFlight = slotList{none, none}
 	q.epoch = time.Now()

@@ -58,13 +58,6 @@ func (q *Queue[K]) newSlotLocked(item K, hash uint32) int32 {
 		q.free = q.slots[id].next
 	}
 	q.slots[id] = slot[K]{item: item, hash: hash, next: none, used: true}
-	q.live++
-	if q.waiting != nil {
-		if int(id) == len(q.delays) {
-			q.delays = append(q.delays, delay{})
-		}
-		q.delays[id] = delay{}
-	}
 	if q.metrics != nil {
 		if int(id) == len(q.timings) {
 			q.timings = append(q.timings, timing{})
@@ -83,8 +76,7 @@ func (q *Queue[K]) deleteLocked(id int32) {
 	q.index.unlink(entry{hash: q.slots[id].hash, id: id + 1})
 	q.slots[id] = slot[K]{next: q.free}
 	q.free = id
-	q.live--
-	if q.live == 0 {
+	if q.index.count == len(q.index.pending) { // no item left
 		q.index.flush()
 		q.free = none
 		if q.waiting != nil { // only stale waiters are left
@@ -92,7 +84,7 @@ func (q *Queue[K]) deleteLocked(id int32) {
 			q.stale = 0
 		}
 		if len(q.slots) > shrinkSize {
-			q.slots, q.timings, q.delays, q.index.entries = nil, nil, nil, nil
+			q.slots, q.timings, q.delays, q.index.entries = nil, nil, nil, noEntries
 			q.ready = ring.Ring[int32]{}
 			q.index.pending = nil
 			if q.waiting != nil {
