@@ -3,8 +3,6 @@ package queue
 import (
 	"slices"
 	"time"
-
-	"github.com/typedcache/typedcache/internal/heap"
 )
 
 // TypedDelayingQueue is a [Queue] that can also add items after a delay.
@@ -97,9 +95,6 @@ func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) 
 	if at < now { // overflow: never due
 		at = noTimer
 	}
-	if q.waiting == nil {
-		q.waiting = heap.New(readyBefore, nil)
-	}
 	id := q.slotLocked(item, hash)
 	if n := len(q.delays); int(id) >= n {
 		q.delays = slices.Grow(q.delays, len(q.slots)-n)[:len(q.slots)]
@@ -117,7 +112,7 @@ func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) 
 	}
 	q.seq++
 	pd.wait, pd.readyAt = q.seq, at
-	q.waiting.Push(waiter{at: at, seq: q.seq, id: id})
+	q.waiting.push(waiter{at: at, seq: q.seq, id: id})
 	if at < q.timerAt-int64(timerSlack) {
 		q.armLocked(at)
 	}
@@ -158,8 +153,8 @@ func (q *Queue[K]) fire() {
 	now := q.now()
 	q.timerAt = noTimer
 	added := q.promoteLocked(now)
-	if w, ok := q.waiting.Peek(); ok {
-		q.armLocked(max(w.at, now+int64(timerSlack)))
+	if q.waiting.len() > 0 {
+		q.armLocked(max(q.waiting.top().at, now+int64(timerSlack)))
 	}
 	q.mu.Unlock()
 	q.reportAdded(added)
@@ -170,16 +165,13 @@ func (q *Queue[K]) fire() {
 // the heap, if any, is pending and not due.
 func (q *Queue[K]) promoteLocked(now int64) int {
 	n := 0
-	for q.waiting != nil {
-		w, ok := q.waiting.Peek()
-		if !ok {
-			break
-		}
+	for q.waiting.len() > 0 {
+		w := q.waiting.top()
 		pending := q.pendingLocked(w)
 		if pending && w.at > now {
 			break
 		}
-		q.waiting.Pop()
+		q.waiting.pop()
 		if !pending {
 			q.stale--
 			continue
@@ -222,25 +214,19 @@ func (q *Queue[K]) pendingLocked(w waiter) bool {
 func (q *Queue[K]) withdrawLocked(id int32) {
 	q.delays[id].wait = 0
 	q.stale++
-	if q.stale < minCompact || 2*q.stale < q.waiting.Len() {
+	if q.stale < minCompact || 2*q.stale < q.waiting.len() {
 		return
 	}
-	live := make([]waiter, 0, q.waiting.Len()-q.stale)
-	for q.waiting.Len() > 0 {
-		if w, _ := q.waiting.Pop(); q.pendingLocked(w) {
+	live := make([]waiter, 0, q.waiting.len()-q.stale)
+	for q.waiting.len() > 0 {
+		if w := q.waiting.pop(); q.pendingLocked(w) {
 			live = append(live, w)
 		}
 	}
-	for _, w := range live { // in order, so each Push is O(1)
-		q.waiting.Push(w)
+	for _, w := range live { // in order, so each push is O(1)
+		q.waiting.push(w)
 	}
 	q.stale = 0
 }
 
 const minCompact = 64 // stale waiters tolerated whatever the heap size
-
-// readyBefore orders the waiting heap: earliest ready time first, then
-// earliest AddAfter.
-func readyBefore(a, b waiter) bool {
-	return a.at < b.at || a.at == b.at && a.seq < b.seq
-}

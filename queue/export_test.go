@@ -9,11 +9,8 @@ type State struct {
 func (q *Queue[K]) State() State {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	st := State{Ready: q.ready.Len(), Dirty: q.dirty, Processing: q.processing, Slots: q.index.count - len(q.index.pending)}
-	if q.waiting != nil {
-		st.Waiting = q.waiting.Len() - q.stale
-	}
-	return st
+	return State{Ready: q.ready.Len(), Dirty: q.dirty, Processing: q.processing, Waiting: q.waiting.len() - q.stale,
+		Slots: q.index.count - len(q.index.pending)}
 }
 
 // Exponential exposes the backoff computation.

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/typedcache/typedcache/internal/heap"
 	"github.com/typedcache/typedcache/internal/ring"
 )
 
@@ -65,7 +64,7 @@ type Queue[K comparable] struct {
 	// Entries are not removed when a delayed add is superseded or
 	// cancelled: they go stale, are skipped when they surface, and are
 	// compacted away when they are the majority.
-	waiting *heap.Heap[waiter]
+	waiting waitHeap
 	delays  []delay     // parallel to slots; shorter when its tail is zero
 	stale   int         // entries of waiting that are no longer pending
 	seq     uint64      // numbers waiters: identity, and FIFO order among equal ready times
@@ -227,7 +226,7 @@ func (q *Queue[K]) waitReadyLocked(ctx context.Context, woken bool) (promoted in
 		if q.shuttingDown && q.dirty == 0 {
 			return promoted, ErrShutDown
 		}
-		if q.waiting != nil && q.waiting.Len() > q.stale {
+		if q.waiting.len() > q.stale {
 			if promoted += q.promoteLocked(q.now()); q.ready.Len() > 0 {
 				break
 			}

@@ -21,8 +21,8 @@ func (q *Queue[K]) shutDownLocked() {
 		q.timer.Stop()
 		q.timerAt = noTimer
 	}
-	for q.waiting != nil && q.waiting.Len() > 0 {
-		w, _ := q.waiting.Pop()
+	for q.waiting.len() > 0 {
+		w := q.waiting.pop()
 		if !q.pendingLocked(w) {
 			continue
 		}

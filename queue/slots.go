@@ -1,9 +1,6 @@
 package queue
 
-import (
-	"github.com/typedcache/typedcache/internal/heap"
-	"github.com/typedcache/typedcache/internal/ring"
-)
+import "github.com/typedcache/typedcache/internal/ring"
 
 // slot is the state of one item. The flags combine as follows:
 //
@@ -79,17 +76,13 @@ func (q *Queue[K]) deleteLocked(id int32) {
 	if q.index.count == len(q.index.pending) { // no item left
 		q.index.flush()
 		q.free = none
-		if q.waiting != nil { // only stale waiters are left
-			q.waiting.Clear()
-			q.stale = 0
-		}
-		if len(q.slots) > shrinkSize {
+		release := len(q.slots) > shrinkSize
+		q.waiting.clear(release) // only stale waiters are left
+		q.stale = 0
+		if release {
 			q.slots, q.timings, q.delays, q.index.entries = nil, nil, nil, noEntries
 			q.ready = ring.Ring[int32]{}
 			q.index.pending = nil
-			if q.waiting != nil {
-				q.waiting = heap.New(readyBefore, nil)
-			}
 			return
 		}
 		q.slots, q.timings, q.delays = q.slots[:0], q.timings[:0], q.delays[:0]
