@@ -125,6 +125,11 @@ type DeltaFIFO[T any] struct {
 	// and have not been processed yet.
 	initialLeft int
 	closed      bool
+	// handing reports whether a Handoff is processing handedDelta, of key
+	// handed; no Pop or PopBatch takes anything meanwhile.
+	handing     bool
+	handed      string
+	handedDelta Delta[T]
 
 	batches []*batch[T] // reusable PopBatch buffers
 	// wake is the registration that woke the last popper waiting with a
@@ -222,9 +227,12 @@ func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
 	return ok
 }
 
-// pendingLocked reports whether key has deltas in the FIFO: queued, parked
-// or in flight. Requires f.mu held.
+// pendingLocked reports whether key has deltas in the FIFO: queued, parked,
+// in flight or handed off. Requires f.mu held.
 func (f *DeltaFIFO[T]) pendingLocked(key string) bool {
+	if f.handing && key == f.handed {
+		return true
+	}
 	i, ok := f.lookupLocked(key, f.index.hash(key))
 	// Without idle slots, no need to read the slot (a likely cache miss).
 	return ok && (f.slots.idle == 0 || f.slots.at(i).state != slotIdle)
