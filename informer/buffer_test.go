@@ -53,6 +53,35 @@ func TestBlockBufferBackPressure(t *testing.T) {
 	})
 }
 
+// While a handler's Block buffer is full, the reflector still takes every
+// event from the source: only the processing goroutine waits, and the
+// events it has not applied wait in the DeltaFIFO. The reflector never
+// applies an event itself while a handler has a Block buffer.
+func TestBlockBufferNeverStopsTheReflector(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 0), newObj("b", 0))
+		inf := informer.New(src, quiet(t))
+		slow := newRecorder()
+		g := newGate(slow, func(o *obj) bool { return o.Value > 0 })
+		mustAdd(t, inf, g, informer.HandlerOptions{Buffer: informer.BufferOptions{Size: 1, Overflow: informer.Block}})
+		start(t, inf)
+		synctest.Wait()
+		for i := 1; i <= 20; i++ {
+			update(t, src, "a", i)
+			update(t, src, "b", i)
+		}
+		synctest.Wait()
+		if got, want := inf.LastSyncResourceVersion(), src.ResourceVersion(); got != want {
+			t.Errorf("LastSyncResourceVersion() = %q while the handler blocks, want the source's %q", got, want)
+		}
+		g.Open()
+		synctest.Wait()
+		if diff := cmp.Diff(map[string]int{"ns/a": 20, "ns/b": 20}, slow.values()); diff != "" {
+			t.Errorf("slow handler view mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
 // A Coalesce buffer never makes the informer wait: past Size, it merges
 // the notifications of each key, so that the handler skips intermediate
 // states but ends with the exact view of the cache.

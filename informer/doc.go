@@ -19,7 +19,12 @@
 // the source into a deltafifo.DeltaFIFO, and one processing goroutine
 // takes the FIFO's deltas in batches, applies them to the
 // indexer.Indexer that serves as the cache, and hands the resulting
-// notifications to every handler:
+// notifications to every handler. When the informer has synced and has
+// at most one handler, unbounded or bounded with Coalesce, the reflector's
+// goroutine applies a watch event and notifies the handler itself whenever
+// the processing goroutine has nothing to do (deltafifo.DeltaFIFO.Handoff):
+// an event then reaches its handler with one goroutine wakeup instead of
+// two. What handlers are told is the same either way:
 //
 //   - an object new to the cache: OnAdd(obj, inInitialList), where
 //     inInitialList is set during the first list;
@@ -66,7 +71,8 @@
 // holds the whole batch, the handlers before the full one have it in
 // their buffers, those after it do not yet, and no later batch is
 // applied: the reflector goes on queueing the source's changes in the
-// DeltaFIFO, whose memory grows instead. Nothing else waits: the cache
+// DeltaFIFO, whose memory grows instead (it never applies an event itself
+// while a handler has a Block buffer). Nothing else waits: the cache
 // and listers are read as usual, the other handlers work through their
 // buffers, a handler added meanwhile receives the replay of the cache at
 // once (the batch included) and then the later changes, and removing the

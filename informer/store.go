@@ -24,6 +24,33 @@ func (s fifoStore[T]) Replace(items []T, resourceVersion string) error {
 	return nil
 }
 
+// Add queues an addition, or applies it at once (see record).
+func (s fifoStore[T]) Add(obj T) error { return s.record(deltafifo.Added, obj) }
+
+// Update queues an update, or applies it at once (see record).
+func (s fifoStore[T]) Update(obj T) error { return s.record(deltafifo.Updated, obj) }
+
+// Delete queues a deletion, or applies it at once (see record).
+func (s fifoStore[T]) Delete(obj T) error { return s.record(deltafifo.Deleted, obj) }
+
+// record hands a watch event of a synced informer to the FIFO's Handoff,
+// when handsOff allows: if the processing goroutine has nothing to do, the
+// reflector's goroutine applies the event and notifies the handler itself,
+// sparing a goroutine wakeup. Otherwise, and before the informer has
+// synced, the event is queued.
+func (s fifoStore[T]) record(t deltafifo.DeltaType, obj T) error {
+	if s.inf.isSynced.Load() && handsOff(*s.inf.listeners.Load()) {
+		return s.DeltaFIFO.Handoff(t, obj, s.inf.applyHanded)
+	}
+	switch t {
+	case deltafifo.Added:
+		return s.DeltaFIFO.Add(obj)
+	case deltafifo.Updated:
+		return s.DeltaFIFO.Update(obj)
+	}
+	return s.DeltaFIFO.Delete(obj)
+}
+
 // projectingStore is the reflector.Store of NewProjected: it projects
 // every object of the source type S into the cached type T.
 type projectingStore[S, T indexer.Object] struct {
