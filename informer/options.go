@@ -50,7 +50,9 @@ type Options[T indexer.Object] struct {
 	// old one, beyond the resource-version check that marks resyncs: the
 	// cache stores the new state, but no handler is told. Resyncs (same
 	// resource version) are not suppressed; they reach the handlers whose
-	// resync is due. Equal runs on the informer's processing goroutine.
+	// resync is due. Equal runs on the goroutine that applies the change
+	// to the cache: the informer's processing goroutine, or its
+	// reflector's (see the package documentation).
 	Equal func(old, new T) bool
 
 	// ErrorHandler is called with every error the informer meets and
