@@ -93,13 +93,21 @@ func newListener[T any](h Handler[T], name string, buf BufferOptions, report fun
 // policy unless unbounded is set. A push to a stopped listener does
 // nothing.
 func (l *listener[T]) push(ns []notification[T], unbounded bool) {
-	due := l.resync.due.Load()
+	// The handler's goroutine is woken after the mutex is released, so
+	// that it does not wake only to wait for the mutex.
+	if l.enqueue(ns, unbounded, l.resync.due.Load()) {
+		l.ready.Signal()
+	}
+}
+
+// enqueue is push without the final wakeup: it takes the mutex, appends ns
+// and reports whether run must be woken.
+func (l *listener[T]) enqueue(ns []notification[T], unbounded, due bool) (pushed bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.stopped {
-		return
+		return false
 	}
-	pushed := false
 	for i := range ns {
 		n := &ns[i]
 		if n.resync && !due {
@@ -121,15 +129,13 @@ func (l *listener[T]) push(ns []notification[T], unbounded bool) {
 				l.ready.Signal()
 			}
 			if !l.waitSpaceLocked() {
-				return
+				return false
 			}
 		}
 		l.buf.push(*n, &l.spare)
 		pushed = true
 	}
-	if pushed {
-		l.ready.Signal()
-	}
+	return pushed
 }
 
 // fullLocked reports whether limit notifications are pending: waiting in
