@@ -80,33 +80,11 @@ func convergence(t *testing.T, seed uint64) {
 	}, informer.HandlerOptions{Name: "panicky", ResyncPeriod: time.Minute})
 	start(t, inf)
 
-	const keys = 30
-	value := 0
-	for round := range 400 {
-		name := fmt.Sprint(rng.IntN(keys))
-		value++
-		if _, ok := src.Get("ns/" + name); !ok {
-			create(t, src, name, value)
-		} else if rng.IntN(4) == 0 {
-			remove(t, src, name)
-		} else {
-			update(t, src, name, value)
-		}
-		switch {
-		case round == 200:
+	churn(t, rng, src, func(round int) {
+		if round == 200 {
 			mustAdd(t, inf, late, informer.HandlerOptions{Name: "late"})
-		case rng.IntN(50) == 0:
-			src.Compact()
-		case rng.IntN(50) == 0:
-			src.CloseWatches()
-		case rng.IntN(100) == 0:
-			src.SetFaults(memsource.Faults{FailLists: 1, FailWatches: 2, ExpireWatches: 1, CloseWatchesAfter: 5})
 		}
-		time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
-	}
-	src.SetFaults(memsource.Faults{})
-	time.Sleep(10 * time.Minute) // past every backoff
-	synctest.Wait()
+	})
 
 	want := valuesOf(slices.Values(listSource(t, src)))
 	if diff := cmp.Diff(want, valuesOf(slices.Values(inf.Cache().List()))); diff != "" {
@@ -126,6 +104,76 @@ func convergence(t *testing.T, seed uint64) {
 	if s := src.Stats(); s.FailedLists+s.FailedWatches == 0 || s.ClosedWatches+s.Expired+s.InjectedExpiries == 0 {
 		t.Errorf("source Stats() = %+v: some faults never fired", s)
 	}
+}
+
+// TestConvergenceOneHandler is TestConvergenceUnderFaults for an informer
+// with one unbounded handler, whose reflector applies most watch events
+// itself (DeltaFIFO.Handoff) while relists and resyncs go through the
+// processing goroutine.
+func TestConvergenceOneHandler(t *testing.T) {
+	for seed := range uint64(4) {
+		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(seed, 7))
+				src := memsource.New(memsource.Options[*obj]{
+					HistorySize: 20,
+					Faults:      memsource.Faults{CloseWatchesAfter: 7, FailLists: 2, FailWatches: 3, ExpireWatches: 2},
+				})
+				inf := informer.New(src, informer.Options[*obj]{
+					ErrorHandler: func(context.Context, error) {},
+					ResyncPeriod: 5 * time.Second,
+					Reflector:    reflector.Options{Backoff: reflector.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}},
+				})
+				rec := newRecorder()
+				mustAdd(t, inf, rec, informer.HandlerOptions{})
+				start(t, inf)
+				churn(t, rng, src, func(int) {})
+				want := valuesOf(slices.Values(listSource(t, src)))
+				if diff := cmp.Diff(want, valuesOf(slices.Values(inf.Cache().List()))); diff != "" {
+					t.Errorf("cache mismatch (-source +cache):\n%s", diff)
+				}
+				if diff := cmp.Diff(want, rec.values()); diff != "" {
+					t.Errorf("handler view mismatch (-source +view):\n%s", diff)
+				}
+				if len(rec.problems) > 0 {
+					t.Errorf("handler saw inconsistent notifications:\n%s", join(rec.problems))
+				}
+			})
+		})
+	}
+}
+
+// churn makes 400 random writes over 30 keys of src, with random pauses,
+// compactions, dropped watches and new faults, calling each(round) after
+// each write; then it clears the faults and waits past every backoff.
+func churn(t *testing.T, rng *rand.Rand, src *memsource.Source[*obj], each func(round int)) {
+	t.Helper()
+	const keys = 30
+	value := 0
+	for round := range 400 {
+		name := fmt.Sprint(rng.IntN(keys))
+		value++
+		if _, ok := src.Get("ns/" + name); !ok {
+			create(t, src, name, value)
+		} else if rng.IntN(4) == 0 {
+			remove(t, src, name)
+		} else {
+			update(t, src, name, value)
+		}
+		each(round)
+		switch {
+		case rng.IntN(50) == 0:
+			src.Compact()
+		case rng.IntN(50) == 0:
+			src.CloseWatches()
+		case rng.IntN(100) == 0:
+			src.SetFaults(memsource.Faults{FailLists: 1, FailWatches: 2, ExpireWatches: 1, CloseWatchesAfter: 5})
+		}
+		time.Sleep(time.Duration(rng.IntN(300)) * time.Millisecond)
+	}
+	src.SetFaults(memsource.Faults{})
+	time.Sleep(10 * time.Minute) // past every backoff
+	synctest.Wait()
 }
 
 // listSource returns the source's objects.
