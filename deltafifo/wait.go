@@ -26,9 +26,9 @@ type wakeup struct {
 	waiting int             // number of poppers waiting on it
 }
 
-// waitLocked waits until a key is ready and no Handoff is under way. It returns ctx.Err() if ctx is
-// done, and ErrClosed if the FIFO is closed with no key ready. Requires
-// f.mu held; f.mu is released while waiting.
+// waitLocked waits until a key is ready and no Handoff is under way. It
+// returns ctx.Err() if ctx is done, and ErrClosed if the FIFO is closed
+// with no key ready. Requires f.mu held; f.mu is released while waiting.
 func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
 	var w *wakeup
 	for {
