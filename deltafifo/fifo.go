@@ -169,34 +169,43 @@ func New[T any](keyFunc indexer.KeyFunc[T], opts Options[T]) *DeltaFIFO[T] {
 }
 
 // Add records that obj was added.
-func (f *DeltaFIFO[T]) Add(obj T) error { return f.record(Added, obj) }
+func (f *DeltaFIFO[T]) Add(obj T) error { return f.record(Added, obj, nil) }
 
 // Update records that obj was updated.
-func (f *DeltaFIFO[T]) Update(obj T) error { return f.record(Updated, obj) }
+func (f *DeltaFIFO[T]) Update(obj T) error { return f.record(Updated, obj, nil) }
 
 // Delete records that obj was deleted; obj is its last state. The deletion
 // is dropped when its key has no deltas in the FIFO (queued or being
 // processed) and is not in KnownObjects: there is nothing to delete. If the
 // key's newest delta is already a deletion, the two collapse into one.
-func (f *DeltaFIFO[T]) Delete(obj T) error { return f.record(Deleted, obj) }
+func (f *DeltaFIFO[T]) Delete(obj T) error { return f.record(Deleted, obj, nil) }
 
 // record computes obj's key and transforms it outside the lock, then queues
-// a delta of type t.
-func (f *DeltaFIFO[T]) record(t DeltaType, obj T) error {
+// a delta of type t, or, if process is not nil and the FIFO is idle, hands
+// the delta to process (see Handoff).
+func (f *DeltaFIFO[T]) record(t DeltaType, obj T, process func(key string, d Delta[T]) error) error {
 	key, obj, err := f.prepare(obj)
 	if err != nil {
 		return err
 	}
+	d := Delta[T]{Type: t, Object: obj}
 	f.mu.Lock()
-	defer f.mu.Unlock()
 	if f.closed {
+		f.mu.Unlock()
 		return ErrClosed
 	}
 	f.populated = true
-	if t == Deleted && !f.hasKeyLocked(key) {
-		return nil
+	switch {
+	case t == Deleted && !f.hasKeyLocked(key):
+		// Nothing to delete: dropped.
+	case process == nil || f.ready.Len() > 0 || f.inflight > 0 || f.handing:
+		f.addLocked(key, d)
+	default:
+		f.handing, f.handed, f.handedDelta = true, key, d
+		f.mu.Unlock()
+		return f.handOff(key, d, process)
 	}
-	f.addLocked(key, Delta[T]{Type: t, Object: obj})
+	f.mu.Unlock()
 	return nil
 }
 

@@ -19,33 +19,12 @@ import (
 // or panics, the delta is queued, in front of the key's deltas recorded
 // meanwhile, and Handoff returns nil (or the panic goes on). A deletion is
 // dropped as Delete drops it. The same rules as for Pop apply to what
-// process may do with the delta.
+// process may do with the delta. A nil process always queues.
 func (f *DeltaFIFO[T]) Handoff(t DeltaType, obj T, process func(key string, d Delta[T]) error) error {
 	if t != Added && t != Updated && t != Deleted {
 		return fmt.Errorf("deltafifo: Handoff of a %v delta", t)
 	}
-	key, obj, err := f.prepare(obj)
-	if err != nil {
-		return err
-	}
-	d := Delta[T]{Type: t, Object: obj}
-	f.mu.Lock()
-	if f.closed {
-		f.mu.Unlock()
-		return ErrClosed
-	}
-	f.populated = true
-	switch {
-	case t == Deleted && !f.hasKeyLocked(key):
-	case f.ready.Len() > 0 || f.inflight > 0 || f.handing:
-		f.addLocked(key, d)
-	default:
-		f.handing, f.handed, f.handedDelta = true, key, d
-		f.mu.Unlock()
-		return f.handOff(key, d, process)
-	}
-	f.mu.Unlock()
-	return nil
+	return f.record(t, obj, process)
 }
 
 // handOff calls process for the delta d of key, which Handoff has marked as
