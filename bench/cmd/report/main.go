@@ -5,7 +5,7 @@
 //
 // Run it from the bench module:
 //
-//	go run ./cmd/report            # full sizes, -count 5: writes ./RESULTS.md
+//	go run ./cmd/report            # full sizes, -count 10: writes ./RESULTS.md
 //	go run ./cmd/report -quick -out /tmp/bench   # sizes / 10, -count 1
 //
 // It fails only when the benchmarks fail to run, never on a missed target.
@@ -32,7 +32,7 @@ const (
 
 func main() {
 	quick := flag.Bool("quick", false, "divide every size by 10 and run each benchmark once (go test -short)")
-	count := flag.Int("count", 0, "runs of each benchmark (default 5, or 1 with -quick)")
+	count := flag.Int("count", 0, "runs of each benchmark (default 10, or 1 with -quick)")
 	benchtime := flag.String("benchtime", "", "go test -benchtime (default 1s, or 100ms with -quick)")
 	filter := flag.String("bench", ".", "go test -bench: which benchmarks to run")
 	out := flag.String("out", ".", "directory to write "+markdownName+", "+svgName+" and "+rawName+" to")
@@ -46,7 +46,10 @@ func main() {
 
 func run(quick bool, count int, benchtime, filter, out, from string) error {
 	if count <= 0 {
-		count = 5
+		// Ten runs, not five: the rows that depend on scheduling
+		// (latency tails, writes among busy listers) vary by half from one
+		// run to the next, and a median of five still wanders.
+		count = 10
 		if quick {
 			count = 1
 		}
