@@ -62,10 +62,11 @@ func ExampleNew() {
 	fmt.Println(<-store.calls) // then the watch
 	_, _ = src.Update(&ConfigMap{Namespace: "prod", Name: "b"})
 	fmt.Println(<-store.calls)
-	fmt.Println("synced to", r.LastSyncResourceVersion())
 
 	cancel()
 	wg.Wait() // Run returns once ctx ends, leaving nothing running
+	// The version of the last event applied; a new Run relists from it.
+	fmt.Println("synced to", r.LastSyncResourceVersion())
 	// Output:
 	// Replace [prod/a prod/b] at 3
 	// Delete prod/a
