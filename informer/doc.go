@@ -127,7 +127,7 @@
 // on 2-core virtual machines of two processor generations; bench/RESULTS.md
 // has the current figures), watch events reached one handler 3.3 to 4
 // times as fast, with almost no allocation (client-go: 9 to 12 per event),
-// and four handlers 4.5 to 8 times as fast, with about 0.1 to 0.2
+// and four handlers 3.7 to 8 times as fast, with about 0.1 to 0.2
 // allocations per event; at 10k events per second, the time from a watch
 // event to its handler's call was 3 to 9 times shorter than client-go's at
 // the median (9 to 20 microseconds) and 2.6 to 4.1 times shorter at the
