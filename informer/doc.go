@@ -125,13 +125,14 @@
 // BenchmarkWritesUnderListers measure the rest. Side by side with
 // client-go's SharedIndexInformer (the bench module, Kubernetes ConfigMaps
 // on 2-core virtual machines of two processor generations; bench/RESULTS.md
-// has the current figures), watch events reached one handler 3.3 to 4
+// has the current figures), watch events reached one handler 3.3 to 4.1
 // times as fast, with almost no allocation (client-go: 9 to 12 per event),
 // and four handlers 3.7 to 8 times as fast, with about 0.1 to 0.2
 // allocations per event; at 10k events per second, the time from a watch
-// event to its handler's call was 3 to 9 times shorter than client-go's at
-// the median (9 to 20 microseconds) and 2.6 to 4.1 times shorter at the
-// 99th percentile, which varies with the machine and what else it runs;
+// event to its handler's call was 1.6 to 2.7 times shorter than
+// client-go's at the median (1 to 2 microseconds) and 2.9 to 6.4 times
+// shorter at the 99th percentile, which varies with the machine and what
+// else it runs;
 // the initial sync of 100k objects ran 3.5 to 4.6 times faster with a
 // quarter of the bytes allocated and no more heap per cached object; and
 // writes went on 15 to 25 times faster while 10 goroutines listed the
