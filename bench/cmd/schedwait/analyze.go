@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"slices"
@@ -108,7 +109,7 @@ func analyze(r io.Reader, window time.Duration, match []string) ([]*goroutine, e
 		slices.Sort(g.delays)
 		gs = append(gs, g)
 	}
-	slices.SortFunc(gs, func(a, b *goroutine) int { return int(b.waited - a.waited) })
+	slices.SortFunc(gs, func(a, b *goroutine) int { return cmp.Compare(b.waited, a.waited) })
 	return gs, nil
 }
 

@@ -12,8 +12,9 @@
 //	go test -run '^$' -bench 'InformerWritesWhileListing/listers=10/impl=typedcache' -count 1 -trace /tmp/w.trace ./informer
 //	go run ./cmd/schedwait -window 1s /tmp/w.trace
 //
-// Goroutines are named by the first function in a stack where they
-// blocked that contains one of -match; the others print as g<id>.
+// A goroutine is named by the function, containing one of -match, that was
+// most often the innermost such frame where it blocked; one that never
+// blocked in such a function prints as g<id>.
 package main
 
 import (
