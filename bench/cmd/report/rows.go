@@ -148,7 +148,10 @@ var rows = []row{
 	{"informer", "BenchmarkInformerLatency/rate=100k", "send-to-handler latency at 100k events/s", "p99-ns", nil},
 	{"informer", "BenchmarkInformerWritesWhileListing/listers=0", "writes while 0 goroutines list the cache", "writes/s", nil},
 	{"informer", "BenchmarkInformerWritesWhileListing/listers=1", "writes while 1 goroutine lists the cache", "writes/s", nil},
-	{"informer", "BenchmarkInformerWritesWhileListing/listers=10", "writes while 10 goroutines list the cache", "writes/s", ratioAtLeast(20)},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=10", "writes while 10 goroutines list the cache", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=0,inflight=10", "writes, ≤ 10 in flight, random objects, 0 listers", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=1,inflight=10", "writes, ≤ 10 in flight, random objects, 1 lister", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=10,inflight=10", "writes, ≤ 10 in flight, random objects, 10 listers", "writes/s", ratioAtLeast(20)},
 }
 
 // ratioAbove1 is met when typedcache is strictly better.
