@@ -1,6 +1,7 @@
 package indexer_test
 
 import (
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
@@ -180,6 +181,38 @@ func BenchmarkUpdateWhileListing(b *testing.B) {
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "writes/s")
 	close(stop)
 	wg.Wait()
+}
+
+// BenchmarkUpdateAfterListing measures an Update of a random object when a
+// listing has begun since the previous write, every write or every 16th:
+// the copy-on-write cost that listings impose on writers, without the
+// listers' goroutines. The listing is an All iteration stopped at its
+// first object, which takes the same snapshot as List.
+func BenchmarkUpdateAfterListing(b *testing.B) {
+	for _, n := range []int{10_000, benchN} {
+		for _, every := range []int{1, 16} {
+			b.Run("objects="+strconv.Itoa(n)+",writes-per-listing="+strconv.Itoa(every), func(b *testing.B) {
+				objs := benchObjects(n, "app")
+				x := newBenchIndexer(b, objs)
+				next := benchObjects(n, "app")
+				rng := rand.New(rand.NewPCG(1, 2))
+				w := 0
+				for b.Loop() {
+					if w%every == 0 {
+						for range x.All() {
+							break
+						}
+					}
+					w++
+					i := rng.IntN(n)
+					if err := x.Update(next[i]); err != nil {
+						b.Fatal(err)
+					}
+					next[i], objs[i] = objs[i], next[i]
+				}
+			})
+		}
+	}
 }
 
 // BenchmarkHeapPerObject reports the heap the Indexer itself holds per

@@ -8,7 +8,7 @@ import (
 )
 
 // CheckInvariants verifies the internal structure of x: positions and
-// entries agree, the slots past the end are cleared, no chunk beyond the
+// entries agree, the slots past the end are cleared, no block beyond the
 // one spare is kept, every index holds exactly what its function computes
 // for the stored objects, no index bucket is empty, and each entry's
 // recorded buckets are exactly those that hold it.
@@ -40,16 +40,16 @@ func (x *Indexer[T]) CheckInvariants() error {
 	for i, f := range set.funcs {
 		sets := map[string]map[string]bool{}
 		for k := range t.n {
-			e := t.at(k)
-			vals, err := f(e.obj)
+			key := t.key(k)
+			vals, err := f(t.obj(k))
 			if err != nil {
-				return fmt.Errorf("index %q of stored %q: %v", set.names[i], e.key, err)
+				return fmt.Errorf("index %q of stored %q: %v", set.names[i], key, err)
 			}
 			for _, v := range vals {
 				if sets[v] == nil {
 					sets[v] = map[string]bool{}
 				}
-				sets[v][e.key] = true
+				sets[v][key] = true
 			}
 		}
 		want := make(map[string][]string, len(sets))
@@ -90,7 +90,7 @@ func checkIndex[T any](ix *index, t *table[T]) (map[string][]string, error) {
 				return nil, fmt.Errorf("bucket %q holds entry %d of %d", v, p, t.n)
 			}
 			holds[p] = append(holds[p], b)
-			keys = append(keys, t.at(int(p)).key)
+			keys = append(keys, t.key(int(p)))
 		}
 		slices.Sort(keys)
 		out[v] = keys
@@ -175,20 +175,23 @@ func (t *table[T]) check() error {
 	if used != t.n {
 		return fmt.Errorf("%d used slots for %d entries", used, t.n)
 	}
-	if max := t.n>>chunkBits + 2; len(t.chunks) > max {
-		return fmt.Errorf("%d chunks for %d entries", len(t.chunks), t.n)
+	if len(t.keys.blocks) != len(t.objs.blocks) {
+		return fmt.Errorf("%d key blocks, %d object blocks", len(t.keys.blocks), len(t.objs.blocks))
 	}
-	for i := range len(t.chunks) * chunkLen {
-		e := t.at(i)
+	if max := t.n>>blockBits + 2; len(t.objs.blocks) > max {
+		return fmt.Errorf("%d blocks for %d entries", len(t.objs.blocks), t.n)
+	}
+	for i := range len(t.objs.blocks) * blockLen {
+		key := t.key(i)
 		if i >= t.n {
-			var zero entry[T]
-			if e.key != "" || any(e.obj) != any(zero.obj) {
+			var zero T
+			if key != "" || any(t.obj(i)) != any(zero) {
 				return fmt.Errorf("slot %d past the end (%d) not cleared", i, t.n)
 			}
 			continue
 		}
-		if _, p, ok := t.find(e.key, hash(t.seed, e.key)); !ok || p != i {
-			return fmt.Errorf("entry %d has key %q at position %d (%t)", i, e.key, p, ok)
+		if _, p, ok := t.find(key, hash(t.seed, key)); !ok || p != i {
+			return fmt.Errorf("entry %d has key %q at position %d (%t)", i, key, p, ok)
 		}
 	}
 	return nil

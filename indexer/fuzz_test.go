@@ -57,7 +57,7 @@ func (f *fuzzOps) object() *obj {
 }
 
 // name returns one of the awkward fuzzNames or, half of the time, one of
-// 128 plain names, so that stores grow past one chunk.
+// 128 plain names, so that stores grow past one block.
 func (f *fuzzOps) name() string {
 	b := f.next()
 	if b&1 == 0 {

@@ -29,7 +29,7 @@ func (x *Indexer[T]) GetByKey(key string) (T, bool) {
 		var zero T
 		return zero, false
 	}
-	return x.t.at(p).obj, true
+	return x.t.obj(p), true
 }
 
 // Len returns the number of stored objects.
@@ -45,9 +45,7 @@ func (x *Indexer[T]) Len() int {
 func (x *Indexer[T]) List() []T {
 	s := x.snapshot()
 	out := make([]T, s.n)
-	for i := range out {
-		out[i] = s.at(i).obj
-	}
+	copyTo(out, s.objs)
 	return out
 }
 
@@ -56,9 +54,7 @@ func (x *Indexer[T]) List() []T {
 func (x *Indexer[T]) ListKeys() []string {
 	s := x.snapshot()
 	out := make([]string, s.n)
-	for i := range out {
-		out[i] = s.at(i).key
-	}
+	copyTo(out, s.keys)
 	return out
 }
 
@@ -70,10 +66,13 @@ func (x *Indexer[T]) ListKeys() []string {
 func (x *Indexer[T]) All() iter.Seq2[string, T] {
 	return func(yield func(string, T) bool) {
 		s := x.snapshot()
-		for i := range s.n {
-			e := s.at(i)
-			if !yield(e.key, e.obj) {
-				return
+		for start := 0; start < s.n; start += blockLen {
+			keys := &s.keys[start>>blockBits].items
+			objs := &s.objs[start>>blockBits].items
+			for j := range min(blockLen, s.n-start) {
+				if !yield(keys[j], objs[j]) {
+					return
+				}
 			}
 		}
 	}
@@ -84,9 +83,12 @@ func (x *Indexer[T]) All() iter.Seq2[string, T] {
 func (x *Indexer[T]) Keys() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		s := x.snapshot()
-		for i := range s.n {
-			if !yield(s.at(i).key) {
-				return
+		for start := 0; start < s.n; start += blockLen {
+			keys := &s.keys[start>>blockBits].items
+			for j := range min(blockLen, s.n-start) {
+				if !yield(keys[j]) {
+					return
+				}
 			}
 		}
 	}
@@ -121,7 +123,7 @@ func (x *Indexer[T]) Index(indexName string, obj T) ([]T, error) {
 	ps = slices.Compact(ps)
 	out := make([]T, len(ps))
 	for j, p := range ps {
-		out[j] = x.t.at(int(p)).obj
+		out[j] = x.t.obj(int(p))
 	}
 	return out, nil
 }
@@ -146,7 +148,7 @@ func (x *Indexer[T]) objectsLocked(b *bucket) []T {
 	}
 	out := make([]T, 0, b.len())
 	for p := range b.members {
-		out = append(out, x.t.at(int(p)).obj)
+		out = append(out, x.t.obj(int(p)))
 	}
 	return out
 }
@@ -163,7 +165,7 @@ func (x *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
 	if b := x.indices[i].buckets[value]; b != nil {
 		keys = make([]string, 0, b.len())
 		for p := range b.members {
-			keys = append(keys, x.t.at(int(p)).key)
+			keys = append(keys, x.t.key(int(p)))
 		}
 	}
 	x.mu.RUnlock()

@@ -27,7 +27,7 @@ func fill(t testing.TB, x *indexer.Indexer[*obj], n int) map[string]*obj {
 
 // TestIterationWalksASnapshot pins that All and Keys see the store as it
 // was when the iteration started, even when the loop body itself writes to
-// every chunk.
+// every block.
 func TestIterationWalksASnapshot(t *testing.T) {
 	x := newTestIndexer()
 	want := fill(t, x, 1000)
@@ -37,7 +37,7 @@ func TestIterationWalksASnapshot(t *testing.T) {
 	for key, o := range x.All() {
 		seen[key] = o
 		// Interleave deletes, updates and adds, so that entries move
-		// between chunks while the iteration is under way.
+		// between blocks while the iteration is under way.
 		switch n % 3 {
 		case 0:
 			if err := x.Delete(o); err != nil {

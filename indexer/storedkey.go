@@ -26,7 +26,7 @@ func (x *Indexer[T]) StoredKey(namespace, name string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return x.t.at(p).key, true
+	return x.t.key(p), true
 }
 
 // maxStackKey is the longest key StoredKey and getNamespaced build without
@@ -48,7 +48,7 @@ func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
 	if !ok {
 		return zero, false
 	}
-	return x.t.at(p).obj, true
+	return x.t.obj(p), true
 }
 
 // appendKey appends JoinKey(namespace, name) to dst.

@@ -9,12 +9,12 @@ import (
 // so that List, ListKeys, All and Keys never take the lock, and writers
 // never wait for them.
 //
-// Readers and writers agree on who may touch a chunk through two flags, in
+// Readers and writers agree on who may touch a block through two flags, in
 // the manner of Dekker's algorithm: a reader sets taken and then checks
 // retired; a writer sets retired and then checks taken. Both are
 // sequentially consistent atomics, so at least one of them sees the other's
 // flag: either the writer learns that the view is in use and copies every
-// chunk it changes (a new epoch), or the reader learns that a write is
+// block it changes (a new epoch), or the reader learns that a write is
 // under way and waits for the view that write publishes. A view no reader
 // took is reused by the next write, so writes with no reader around
 // allocate nothing; a reader that finds it retired reads its fields only

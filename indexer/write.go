@@ -139,10 +139,9 @@ func (x *Indexer[T]) Replace(objs []T) error {
 	}
 	defer x.mu.Unlock()
 	x.beginLocked()
-	t.epoch, t.chunksEpoch = x.t.epoch, x.t.epoch
-	for _, c := range t.chunks {
-		c.epoch = t.epoch
-	}
+	t.epoch = x.t.epoch
+	t.keys.adopt(t.epoch)
+	t.objs.adopt(t.epoch)
 	x.t = t
 	x.indices = indices
 	x.endLocked()
@@ -158,9 +157,8 @@ func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) err
 	}
 	var vals [][]string
 	for p := range s.n {
-		e := s.at(p)
 		var err error
-		if vals, err = set.values(vals[:0], from, e.key, e.obj); err != nil {
+		if vals, err = set.values(vals[:0], from, s.key(p), s.obj(p)); err != nil {
 			return err
 		}
 		for j, vs := range vals {
