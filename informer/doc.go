@@ -130,13 +130,17 @@
 // and four handlers 3.7 to 8 times as fast, with about 0.1 to 0.2
 // allocations per event; at 10k events per second, the time from a watch
 // event to its handler's call was 1.6 to 2.7 times shorter than
-// client-go's at the median (1 to 2 microseconds) and 2.9 to 6.4 times
-// shorter at the 99th percentile, which varies with the machine and what
-// else it runs;
+// client-go's at the median (1 to 2 microseconds) and 2.8 to 6.7 times
+// shorter at the 99th percentile, which varies with the machine and the
+// process (typedcache's 20 to 27 microseconds in the latest runs, close to
+// what two goroutine wakeups cost there, up to 80 in some earlier ones;
+// client-go's 72 to 230);
 // the initial sync of 100k objects ran 3.5 to 4.6 times faster with a
 // quarter of the bytes allocated and no more heap per cached object; and
-// writes went on 15 to 25 times faster while 10 goroutines listed the
-// whole cache of 10k objects in a loop.
+// writes went on while 10 goroutines listed the whole cache of 10k objects
+// in a loop, 15 to 25 times faster with events sent flat out, and 450 to
+// 900 times faster with at most 10 events in flight on random objects, the
+// shape of client-go's own informer benchmark.
 //
 // # Differences from client-go
 //
