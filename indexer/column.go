@@ -2,14 +2,21 @@ package indexer
 
 import "slices"
 
-// blockBits sets the number of entries per block (128). A write after a
-// snapshot copies the block it changes in each column it changes, so the
-// block size bounds the cost a snapshot imposes on writers; larger blocks
-// make copies dearer, smaller ones make the block pointer slices longer.
+// blockBits sets the number of entries per block (128), and dirBits the
+// number of blocks per directory (64). A write after a snapshot copies the
+// block it changes, the directory that holds it and the array of
+// directories, so their sizes bound the cost a snapshot imposes on
+// writers: larger blocks and directories make copies dearer, smaller ones
+// make the array of directories longer.
 const (
 	blockBits = 7
 	blockLen  = 1 << blockBits
 	blockMask = blockLen - 1
+
+	dirBits  = 6
+	dirLen   = 1 << dirBits
+	dirMask  = dirLen - 1
+	dirShift = blockBits + dirBits // from an item's position to its directory's
 )
 
 // block is a fixed-size run of one column of the dense entry array.
@@ -21,31 +28,47 @@ type block[E any] struct {
 	epoch uint64
 }
 
+// dir is a directory of blocks: the blocks of 8192 consecutive items. The
+// entries past the column's last block are nil.
+type dir[E any] struct {
+	blocks [dirLen]*block[E]
+	epoch  uint64 // as block.epoch
+}
+
 // column is one field of every entry of the dense entry array (the keys,
-// or the objects): item i lives in blocks[i>>blockBits].items[i&blockMask].
+// or the objects): item i lives in
+// dirs[i>>dirShift].blocks[(i>>blockBits)&dirMask].items[i&blockMask].
 // Keeping the fields apart lets an update, which changes only the object,
-// copy a block of pointers rather than one of whole entries, and lets a
-// listing copy objects a block at a time.
+// copy a block of pointers rather than one of whole entries. The two
+// levels keep what a write copies after a snapshot small however large the
+// column grows: a block (1 KB of pointers), a directory (512 bytes) and the
+// array of directories (8 bytes per 8192 items).
 //
-// Snapshots share blocks, and the blocks backing array, with the column.
-// The column never changes either while a snapshot may read it: both carry
-// the epoch in which they were allocated, and the column copies them
-// before a write in a later epoch (copy-on-write).
+// Snapshots share directories, blocks and the array of directories with
+// the column. The column never changes any of them while a snapshot may
+// read it: each carries the epoch in which it was allocated, and the
+// column copies it before a write in a later epoch (copy-on-write).
 type column[E any] struct {
-	blocks []*block[E]
-	// epoch is the epoch in which the blocks backing array was allocated.
+	dirs    []*dir[E]
+	nblocks int
+	// epoch is the epoch in which the dirs backing array was allocated.
 	epoch uint64
+}
+
+// blockAt returns the items of the block that holds item i.
+func blockAt[E any](dirs []*dir[E], i int) *[blockLen]E {
+	return &dirs[i>>dirShift].blocks[(i>>blockBits)&dirMask].items
 }
 
 // at returns item i.
 func (c *column[E]) at(i int) E {
-	return c.blocks[i>>blockBits].items[i&blockMask]
+	return blockAt(c.dirs, i)[i&blockMask]
 }
 
 // set stores v as item i in epoch, copying what a snapshot may share, and
 // returns the item it replaced.
 func (c *column[E]) set(i int, v E, epoch uint64) (old E) {
-	b := c.blocks[i>>blockBits]
+	b := c.dirs[i>>dirShift].blocks[(i>>blockBits)&dirMask]
 	if b.epoch != epoch {
 		b = c.copyBlock(i>>blockBits, epoch)
 	}
@@ -57,55 +80,84 @@ func (c *column[E]) set(i int, v E, epoch uint64) (old E) {
 // copyBlock replaces block bi with a copy allocated in epoch and returns
 // the copy.
 func (c *column[E]) copyBlock(bi int, epoch uint64) *block[E] {
-	c.own(epoch)
-	cp := *c.blocks[bi]
+	d := c.writableDir(bi>>dirBits, epoch)
+	cp := *d.blocks[bi&dirMask]
 	cp.epoch = epoch
-	c.blocks[bi] = &cp
+	d.blocks[bi&dirMask] = &cp
 	return &cp
 }
 
-// own makes the blocks backing array private to the column in epoch.
+// writableDir returns directory di ready to be changed in epoch, copying
+// it first if a snapshot may share it.
+func (c *column[E]) writableDir(di int, epoch uint64) *dir[E] {
+	d := c.dirs[di]
+	if d.epoch != epoch {
+		c.own(epoch)
+		cp := *d
+		cp.epoch = epoch
+		d = &cp
+		c.dirs[di] = d
+	}
+	return d
+}
+
+// own makes the dirs backing array private to the column in epoch.
 func (c *column[E]) own(epoch uint64) {
 	if c.epoch != epoch {
-		c.blocks = slices.Clone(c.blocks)
+		c.dirs = slices.Clone(c.dirs)
 		c.epoch = epoch
 	}
 }
 
 // grow adds an empty block at the end.
 func (c *column[E]) grow(epoch uint64) {
-	// Snapshots read only blocks below their length, and the column never
-	// shrinks a shared backing array in place, so appending a pointer does
-	// not touch anything a snapshot reads.
-	grown := cap(c.blocks) == len(c.blocks)
-	c.blocks = append(c.blocks, &block[E]{epoch: epoch})
-	if grown {
-		c.epoch = epoch
+	if c.nblocks&dirMask == 0 {
+		// Snapshots read only directories below their length, and the
+		// column never shrinks a shared backing array in place, so
+		// appending a pointer does not touch anything a snapshot reads.
+		grown := cap(c.dirs) == len(c.dirs)
+		c.dirs = append(c.dirs, &dir[E]{epoch: epoch})
+		if grown {
+			c.epoch = epoch
+		}
 	}
+	d := c.writableDir(c.nblocks>>dirBits, epoch)
+	d.blocks[c.nblocks&dirMask] = &block[E]{epoch: epoch}
+	c.nblocks++
 }
 
 // truncate drops the blocks past the first keep.
 func (c *column[E]) truncate(keep int, epoch uint64) {
+	ndirs := (keep + dirMask) >> dirBits
 	c.own(epoch)
-	clear(c.blocks[keep:])
-	c.blocks = c.blocks[:keep]
+	clear(c.dirs[ndirs:])
+	c.dirs = c.dirs[:ndirs]
+	if keep&dirMask != 0 {
+		clear(c.writableDir(ndirs-1, epoch).blocks[keep&dirMask:])
+	}
+	c.nblocks = keep
 }
 
-// adopt makes every block, and the backing array, belong to epoch: for a
-// column no snapshot has seen.
+// adopt makes everything the column holds belong to epoch: for a column no
+// snapshot has seen.
 func (c *column[E]) adopt(epoch uint64) {
 	c.epoch = epoch
-	for _, b := range c.blocks {
-		b.epoch = epoch
+	for _, d := range c.dirs {
+		d.epoch = epoch
+		for _, b := range d.blocks {
+			if b != nil {
+				b.epoch = epoch
+			}
+		}
 	}
 }
 
-// copyTo copies the first len(dst) items of blocks to dst. It copies item
-// by item: while the collector marks, a bulk copy of pointers costs more
-// than the write barriers of single stores.
-func copyTo[E any](dst []E, blocks []*block[E]) {
+// copyTo copies the first len(dst) items of dirs to dst. It copies item by
+// item: while the collector marks, a bulk copy of pointers costs more than
+// the write barriers of single stores.
+func copyTo[E any](dst []E, dirs []*dir[E]) {
 	for start := 0; start < len(dst); start += blockLen {
-		items := &blocks[start>>blockBits].items
+		items := blockAt(dirs, start)
 		out := dst[start:min(start+blockLen, len(dst))]
 		for j := range out {
 			out[j] = items[j]

@@ -175,13 +175,30 @@ func (t *table[T]) check() error {
 	if used != t.n {
 		return fmt.Errorf("%d used slots for %d entries", used, t.n)
 	}
-	if len(t.keys.blocks) != len(t.objs.blocks) {
-		return fmt.Errorf("%d key blocks, %d object blocks", len(t.keys.blocks), len(t.objs.blocks))
+	for _, c := range []struct {
+		name           string
+		nblocks, ndirs int
+		lastDirBlocks  []bool // which entries of the last directory hold a block
+	}{
+		{"key", t.keys.nblocks, len(t.keys.dirs), lastDirBlocks(t.keys.dirs)},
+		{"object", t.objs.nblocks, len(t.objs.dirs), lastDirBlocks(t.objs.dirs)},
+	} {
+		if c.nblocks != t.objs.nblocks {
+			return fmt.Errorf("%d key blocks, %d object blocks", t.keys.nblocks, t.objs.nblocks)
+		}
+		if want := (c.nblocks + dirMask) >> dirBits; c.ndirs != want {
+			return fmt.Errorf("%d %s directories for %d blocks, want %d", c.ndirs, c.name, c.nblocks, want)
+		}
+		for j, has := range c.lastDirBlocks {
+			if want := (c.ndirs-1)*dirLen+j < c.nblocks; has != want {
+				return fmt.Errorf("%s directory %d: block %d present %t, want %t", c.name, c.ndirs-1, j, has, want)
+			}
+		}
 	}
-	if max := t.n>>blockBits + 2; len(t.objs.blocks) > max {
-		return fmt.Errorf("%d blocks for %d entries", len(t.objs.blocks), t.n)
+	if max := t.n>>blockBits + 2; t.objs.nblocks > max {
+		return fmt.Errorf("%d blocks for %d entries", t.objs.nblocks, t.n)
 	}
-	for i := range len(t.objs.blocks) * blockLen {
+	for i := range t.objs.nblocks * blockLen {
 		key := t.key(i)
 		if i >= t.n {
 			var zero T
@@ -195,4 +212,16 @@ func (t *table[T]) check() error {
 		}
 	}
 	return nil
+}
+
+// lastDirBlocks reports which entries of the last of dirs hold a block.
+func lastDirBlocks[E any](dirs []*dir[E]) []bool {
+	if len(dirs) == 0 {
+		return nil
+	}
+	has := make([]bool, dirLen)
+	for j, b := range dirs[len(dirs)-1].blocks {
+		has[j] = b != nil
+	}
+	return has
 }

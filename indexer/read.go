@@ -67,8 +67,7 @@ func (x *Indexer[T]) All() iter.Seq2[string, T] {
 	return func(yield func(string, T) bool) {
 		s := x.snapshot()
 		for start := 0; start < s.n; start += blockLen {
-			keys := &s.keys[start>>blockBits].items
-			objs := &s.objs[start>>blockBits].items
+			keys, objs := blockAt(s.keys, start), blockAt(s.objs, start)
 			for j := range min(blockLen, s.n-start) {
 				if !yield(keys[j], objs[j]) {
 					return
@@ -84,7 +83,7 @@ func (x *Indexer[T]) Keys() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		s := x.snapshot()
 		for start := 0; start < s.n; start += blockLen {
-			keys := &s.keys[start>>blockBits].items
+			keys := blockAt(s.keys, start)
 			for j := range min(blockLen, s.n-start) {
 				if !yield(keys[j]) {
 					return

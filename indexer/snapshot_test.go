@@ -1,6 +1,7 @@
 package indexer_test
 
 import (
+	"iter"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -70,6 +71,99 @@ func TestIterationWalksASnapshot(t *testing.T) {
 	}
 	if err := x.CheckInvariants(); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestSnapshotsAcrossDirectories pins copy-on-write where the store needs
+// several directories of blocks: iterations started while the store grows
+// past three directories and shrinks back into one see exactly what was
+// stored when they started, and the store stays consistent.
+func TestSnapshotsAcrossDirectories(t *testing.T) {
+	const most = 3*64*128 + 500 // three directories of 64 blocks of 128, and some
+	rng := rand.New(rand.NewPCG(7, 8))
+	x := newTestIndexer()
+	want := map[string]*obj{}
+	var keys []string // of want, for picking one at random
+	at := map[string]int{}
+	var open []*pending
+	start := func() {
+		next, stop := iter.Pull2(x.All())
+		p := &pending{next: next, stop: stop, seen: map[string]*obj{}, want: maps.Clone(want)}
+		if k, o, ok := next(); ok { // the snapshot is taken now
+			p.seen[k] = o
+		}
+		open = append(open, p)
+		if len(open) > 3 {
+			open[0].drain(t)
+			open = open[1:]
+		}
+	}
+	put := func(o *obj) {
+		if err := x.Update(o); err != nil {
+			t.Fatal(err)
+		}
+		k := indexer.JoinKey(o.Namespace, o.Name)
+		if _, ok := want[k]; !ok {
+			at[k] = len(keys)
+			keys = append(keys, k)
+		}
+		want[k] = o
+	}
+	remove := func() {
+		i := rng.IntN(len(keys))
+		k := keys[i]
+		if _, _, err := x.DeleteKey(k); err != nil {
+			t.Fatal(err)
+		}
+		last := keys[len(keys)-1]
+		keys[i], at[last] = last, i
+		keys = keys[:len(keys)-1]
+		delete(at, k)
+		delete(want, k)
+	}
+	update := func() {
+		o := *want[keys[rng.IntN(len(keys))]]
+		o.RV = strconv.Itoa(rng.IntN(1000))
+		put(&o)
+	}
+	added := 0
+	for round := range 2 {
+		for len(want) < most {
+			switch r := rng.IntN(10); {
+			case r < 6 || len(keys) == 0:
+				put(&obj{Namespace: "ns" + strconv.Itoa(added%10), Name: "o" + strconv.Itoa(added)})
+				added++
+			case r < 8:
+				update()
+			default:
+				remove()
+			}
+			if rng.IntN(500) == 0 {
+				start()
+			}
+		}
+		for len(want) > 100 {
+			if rng.IntN(4) == 0 {
+				update()
+			} else {
+				remove()
+			}
+			if rng.IntN(500) == 0 {
+				start()
+			}
+		}
+		if err := x.CheckInvariants(); err != nil {
+			t.Fatalf("round %d: %v", round, err)
+		}
+	}
+	for _, p := range open {
+		p.drain(t)
+	}
+	if got := x.List(); len(got) != len(want) {
+		t.Errorf("List returned %d objects, want %d", len(got), len(want))
+	}
+	if got := x.ListKeys(); !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(maps.Keys(want))) {
+		t.Errorf("ListKeys returned %d keys, not those stored", len(got))
 	}
 }
 

@@ -98,7 +98,7 @@ func (t *table[T]) set(p int, obj T) (old T) {
 // its position.
 func (t *table[T]) append(key string, h uint32, obj T) int {
 	p := t.n
-	if p>>blockBits == len(t.objs.blocks) {
+	if p>>blockBits == t.objs.nblocks {
 		t.keys.grow(t.epoch)
 		t.objs.grow(t.epoch)
 	}
@@ -129,18 +129,18 @@ func (t *table[T]) delete(i, p int) (old T, last int) {
 	t.n = last
 	// Keep at most one empty block at the end, so that a store hovering
 	// around a block boundary does not allocate on every write.
-	if keep := t.n>>blockBits + 1; len(t.objs.blocks) > keep+1 {
+	if keep := t.n>>blockBits + 1; t.objs.nblocks > keep+1 {
 		t.keys.truncate(keep, t.epoch)
 		t.objs.truncate(keep, t.epoch)
 	}
 	return old, last
 }
 
-// snapshot is a read-only view of the table at one instant: the block
-// pointers of both columns and the number of entries.
+// snapshot is a read-only view of the table at one instant: the
+// directories of both columns and the number of entries.
 type snapshot[T any] struct {
-	keys []*block[string]
-	objs []*block[T]
+	keys []*dir[string]
+	objs []*dir[T]
 	n    int
 }
 
@@ -148,15 +148,15 @@ type snapshot[T any] struct {
 // private, it is valid only until the next write; Indexer.snapshot returns
 // views that stay valid.
 func (t *table[T]) snapshot() snapshot[T] {
-	return snapshot[T]{keys: t.keys.blocks, objs: t.objs.blocks, n: t.n}
+	return snapshot[T]{keys: t.keys.dirs, objs: t.objs.dirs, n: t.n}
 }
 
 // key returns the key of the entry at position i.
 func (s snapshot[T]) key(i int) string {
-	return s.keys[i>>blockBits].items[i&blockMask]
+	return blockAt(s.keys, i)[i&blockMask]
 }
 
 // obj returns the object of the entry at position i.
 func (s snapshot[T]) obj(i int) T {
-	return s.objs[i>>blockBits].items[i&blockMask]
+	return blockAt(s.objs, i)[i&blockMask]
 }
