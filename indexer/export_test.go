@@ -175,25 +175,14 @@ func (t *table[T]) check() error {
 	if used != t.n {
 		return fmt.Errorf("%d used slots for %d entries", used, t.n)
 	}
-	for _, c := range []struct {
-		name           string
-		nblocks, ndirs int
-		lastDirBlocks  []bool // which entries of the last directory hold a block
-	}{
-		{"key", t.keys.nblocks, len(t.keys.dirs), lastDirBlocks(t.keys.dirs)},
-		{"object", t.objs.nblocks, len(t.objs.dirs), lastDirBlocks(t.objs.dirs)},
-	} {
-		if c.nblocks != t.objs.nblocks {
-			return fmt.Errorf("%d key blocks, %d object blocks", t.keys.nblocks, t.objs.nblocks)
-		}
-		if want := (c.nblocks + dirMask) >> dirBits; c.ndirs != want {
-			return fmt.Errorf("%d %s directories for %d blocks, want %d", c.ndirs, c.name, c.nblocks, want)
-		}
-		for j, has := range c.lastDirBlocks {
-			if want := (c.ndirs-1)*dirLen+j < c.nblocks; has != want {
-				return fmt.Errorf("%s directory %d: block %d present %t, want %t", c.name, c.ndirs-1, j, has, want)
-			}
-		}
+	if t.keys.nblocks != t.objs.nblocks {
+		return fmt.Errorf("%d key blocks, %d object blocks", t.keys.nblocks, t.objs.nblocks)
+	}
+	if err := checkColumn("key", &t.keys); err != nil {
+		return err
+	}
+	if err := checkColumn("object", &t.objs); err != nil {
+		return err
 	}
 	if max := t.n>>blockBits + 2; t.objs.nblocks > max {
 		return fmt.Errorf("%d blocks for %d entries", t.objs.nblocks, t.n)
@@ -214,14 +203,20 @@ func (t *table[T]) check() error {
 	return nil
 }
 
-// lastDirBlocks reports which entries of the last of dirs hold a block.
-func lastDirBlocks[E any](dirs []*dir[E]) []bool {
-	if len(dirs) == 0 {
+// checkColumn verifies that c has exactly the directories its blocks need
+// and that its last directory holds blocks exactly up to the last block.
+func checkColumn[E any](name string, c *column[E]) error {
+	if want := (c.nblocks + dirMask) >> dirBits; len(c.dirs) != want {
+		return fmt.Errorf("%d %s directories for %d blocks, want %d", len(c.dirs), name, c.nblocks, want)
+	}
+	if len(c.dirs) == 0 {
 		return nil
 	}
-	has := make([]bool, dirLen)
-	for j, b := range dirs[len(dirs)-1].blocks {
-		has[j] = b != nil
+	last := len(c.dirs) - 1
+	for j, b := range c.dirs[last].blocks {
+		if has, want := b != nil, last*dirLen+j < c.nblocks; has != want {
+			return fmt.Errorf("%s directory %d: block %d present %t, want %t", name, last, j, has, want)
+		}
 	}
-	return has
+	return nil
 }
