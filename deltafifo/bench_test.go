@@ -6,6 +6,7 @@ import (
 
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // benchObj is shaped like a small Kubernetes object: the key and version
@@ -33,7 +34,7 @@ func benchObjs(n int) []*benchObj {
 	return out
 }
 
-var benchKey = indexer.MetaNamespaceKey[*benchObj]
+var benchKey = keys.Of[*benchObj]
 
 // BenchmarkAddUpdatePop adds and updates 10k distinct objects, then pops
 // them one key at a time, on a FIFO that lives across iterations.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // Pod stands for any object type; Kubernetes types such as *corev1.Pod
@@ -19,7 +20,7 @@ func (p *Pod) GetName() string            { return p.Name }
 func (p *Pod) GetResourceVersion() string { return p.ResourceVersion }
 
 func ExampleDeltaFIFO_Pop() {
-	f := deltafifo.New(indexer.MetaNamespaceKey[*Pod], deltafifo.Options[*Pod]{})
+	f := deltafifo.New(keys.Of[*Pod], deltafifo.Options[*Pod]{})
 	_ = f.Add(&Pod{Namespace: "default", Name: "web", ResourceVersion: "1"})
 	_ = f.Add(&Pod{Namespace: "default", Name: "db", ResourceVersion: "2"})
 	_ = f.Update(&Pod{Namespace: "default", Name: "web", ResourceVersion: "3"})
@@ -43,8 +44,8 @@ func ExampleDeltaFIFO_Pop() {
 // An informer's loop: pop deltas, apply them to the cache, which is also
 // the FIFO's KnownObjects, so that a relist can tell what disappeared.
 func ExampleDeltaFIFO_Replace() {
-	cache := indexer.New(indexer.MetaNamespaceKey[*Pod], nil)
-	f := deltafifo.New(indexer.MetaNamespaceKey[*Pod], deltafifo.Options[*Pod]{KnownObjects: cache})
+	cache := indexer.New(keys.Of[*Pod], nil)
+	f := deltafifo.New(keys.Of[*Pod], deltafifo.Options[*Pod]{KnownObjects: cache})
 
 	apply := func(items []deltafifo.Item[*Pod]) error {
 		for _, it := range items {

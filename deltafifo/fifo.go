@@ -6,8 +6,8 @@ import (
 	"iter"
 	"sync"
 
-	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/internal/ring"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // ErrClosed is returned by Pop and PopBatch once the DeltaFIFO is closed and
@@ -71,7 +71,7 @@ type Options[T any] struct {
 //
 // Costs, measured side by side with client-go's DeltaFIFO on the same
 // objects (the bench module's deltafifo benchmarks: 2-core AMD EPYC,
-// ConfigMaps keyed with indexer.MetaNamespaceKey): Add and Update of
+// ConfigMaps keyed with keys.Of): Add and Update of
 // 10,000 objects into a new FIFO, then Pop of every key, cost about 250 ns
 // per delta, key function included, about a third of client-go's time;
 // and one allocation per delta, the key's, plus 0.004 for the new FIFO's
@@ -94,7 +94,7 @@ type Options[T any] struct {
 // included, so that its producer does not remake slots and index entries
 // after every drain. A Pop that waits allocates nothing.
 type DeltaFIFO[T any] struct {
-	keyFunc   indexer.KeyFunc[T]
+	keyFunc   keys.Func[T]
 	known     KnownObjects[T]
 	transform func(T) (T, error)
 	listType  DeltaType // what Replace records for listed objects
@@ -147,8 +147,8 @@ type DeltaFIFO[T any] struct {
 }
 
 // New returns an empty DeltaFIFO that keys objects with keyFunc, typically
-// indexer.MetaNamespaceKey. It panics if keyFunc is nil.
-func New[T any](keyFunc indexer.KeyFunc[T], opts Options[T]) *DeltaFIFO[T] {
+// keys.Of. It panics if keyFunc is nil.
+func New[T any](keyFunc keys.Func[T], opts Options[T]) *DeltaFIFO[T] {
 	if keyFunc == nil {
 		panic("deltafifo: New called with a nil key function")
 	}

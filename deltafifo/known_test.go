@@ -5,19 +5,20 @@ import (
 
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // The informer's cache is the FIFO's KnownObjects.
 var _ deltafifo.KnownObjects[*Pod] = (*indexer.Indexer[*Pod])(nil)
 
 func TestIndexerAsKnownObjects(t *testing.T) {
-	cache := indexer.New(indexer.MetaNamespaceKey[*Pod], nil)
+	cache := indexer.New(keys.Of[*Pod], nil)
 	for _, name := range []string{"a", "b"} {
 		if err := cache.Add(&Pod{Namespace: "ns", Name: name, ResourceVersion: "1"}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	f := deltafifo.New(indexer.MetaNamespaceKey[*Pod], deltafifo.Options[*Pod]{KnownObjects: cache})
+	f := deltafifo.New(keys.Of[*Pod], deltafifo.Options[*Pod]{KnownObjects: cache})
 	if err := f.Delete(&Pod{Namespace: "ns", Name: "unknown"}); err != nil {
 		t.Fatal(err)
 	}

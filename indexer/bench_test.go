@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // benchObj is shaped like a small ConfigMap: metadata with three labels and
@@ -45,7 +46,7 @@ func benchObjects(n int, app string) []*benchObj {
 
 func newBenchIndexer(b *testing.B, objs []*benchObj) *indexer.Indexer[*benchObj] {
 	b.Helper()
-	x := indexer.New(indexer.MetaNamespaceKey[*benchObj], indexer.Indexers[*benchObj]{
+	x := indexer.New(keys.Of[*benchObj], indexer.Indexers[*benchObj]{
 		indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*benchObj],
 		"app":                  appIndex,
 	})
@@ -60,7 +61,7 @@ const benchN = 100_000
 func BenchmarkAdd(b *testing.B) {
 	objs := benchObjects(benchN, "app")
 	for b.Loop() {
-		x := indexer.New(indexer.MetaNamespaceKey[*benchObj], indexer.Indexers[*benchObj]{
+		x := indexer.New(keys.Of[*benchObj], indexer.Indexers[*benchObj]{
 			indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*benchObj],
 			"app":                  appIndex,
 		})
@@ -100,13 +101,13 @@ func BenchmarkUpdate(b *testing.B) {
 func BenchmarkGetByKey(b *testing.B) {
 	objs := benchObjects(benchN, "app")
 	x := newBenchIndexer(b, objs)
-	keys := make([]string, len(objs))
+	ks := make([]string, len(objs))
 	for i, o := range objs {
-		keys[i] = indexer.JoinKey(o.Namespace, o.Name)
+		ks[i] = keys.Join(o.Namespace, o.Name)
 	}
 	i := 0
 	for b.Loop() {
-		if _, ok := x.GetByKey(keys[i]); !ok {
+		if _, ok := x.GetByKey(ks[i]); !ok {
 			b.Fatal("missing")
 		}
 		if i++; i == benchN {
@@ -223,7 +224,7 @@ func BenchmarkHeapPerObject(b *testing.B) {
 	var perObject float64
 	for b.Loop() {
 		before := liveHeap()
-		x := indexer.New(indexer.MetaNamespaceKey[*benchObj], indexer.Indexers[*benchObj]{
+		x := indexer.New(keys.Of[*benchObj], indexer.Indexers[*benchObj]{
 			indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*benchObj],
 		})
 		for _, o := range objs {

@@ -5,7 +5,7 @@
 // # Semantics
 //
 // An Indexer[T] stores at most one T per key; the key is computed by the
-// KeyFunc given to New (MetaNamespaceKey for Kubernetes objects). Add and
+// key function given to New (keys.Of for Kubernetes objects). Add and
 // Update both store an object whether or not its key is present; Delete
 // removes whatever is stored under the object's key. Put and DeleteKey do
 // the same for callers that already computed the key, and return the
@@ -22,7 +22,7 @@
 // callers must not do) cannot corrupt the indexes. A value whose last
 // object leaves is removed from the index.
 //
-// A KeyFunc or IndexFunc that fails makes the operation return the error and
+// A key function or IndexFunc that fails makes the operation return the error and
 // leave the store exactly as it was; DeleteKey never fails. Asking for an
 // index that does not exist is an error wrapping ErrUnknownIndex.
 // AddIndexers indexes the objects already stored; an index name already in
@@ -34,7 +34,7 @@
 // # Concurrency
 //
 // All methods are safe for simultaneous use by multiple goroutines. No user
-// code (KeyFunc, IndexFunc, iterator bodies, Lister predicates) ever runs
+// code (key function, IndexFunc, iterator bodies, Lister predicates) ever runs
 // while the Indexer's lock is held, so such code may read the Indexer, and
 // a slow function never stalls readers. Key and index functions must not
 // call the Indexer's write methods.
@@ -63,7 +63,7 @@
 //
 //   - Typed: no interface{} and no type assertions; Lister.Get and
 //     NamespaceLister.Get return T.
-//   - A failing KeyFunc or IndexFunc returns an error and changes nothing;
+//   - A failing key function or IndexFunc returns an error and changes nothing;
 //     client-go panics inside the store and may leave it half updated.
 //   - Update and Delete never call an IndexFunc on the stored object;
 //     client-go recomputes its values under the lock, and an object

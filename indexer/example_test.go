@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // Pod is a stand-in for a Kubernetes type: anything with a namespace, a
@@ -36,7 +37,7 @@ func podNames(pods []*Pod) []string {
 }
 
 func Example() {
-	pods := indexer.New(indexer.MetaNamespaceKey[*Pod], indexer.Indexers[*Pod]{
+	pods := indexer.New(keys.Of[*Pod], indexer.Indexers[*Pod]{
 		indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*Pod],
 		"node":                 byNode,
 	})
@@ -61,7 +62,7 @@ func Example() {
 }
 
 func ExampleIndexer_All() {
-	pods := indexer.New(indexer.MetaNamespaceKey[*Pod], nil)
+	pods := indexer.New(keys.Of[*Pod], nil)
 	_ = pods.Replace([]*Pod{{Namespace: "a", Name: "x"}, {Namespace: "b", Name: "y"}})
 
 	// The loop walks a snapshot: it may write to the Indexer, and it sees
@@ -79,7 +80,7 @@ func ExampleIndexer_All() {
 }
 
 func ExampleIndexer_Put() {
-	pods := indexer.New(indexer.MetaNamespaceKey[*Pod], nil)
+	pods := indexer.New(keys.Of[*Pod], nil)
 	_ = pods.Add(&Pod{Namespace: "shop", Name: "web", ResourceVersion: "1"})
 
 	// An informer has computed the key already and wants the old object
@@ -90,7 +91,7 @@ func ExampleIndexer_Put() {
 }
 
 func ExampleIndexer_AddIndexers() {
-	pods := indexer.New(indexer.MetaNamespaceKey[*Pod], nil)
+	pods := indexer.New(keys.Of[*Pod], nil)
 	_ = pods.Add(&Pod{Namespace: "shop", Name: "web", Node: "n1"})
 
 	// Objects already stored are indexed.
@@ -106,7 +107,7 @@ func ExampleIndexer_AddIndexers() {
 }
 
 func ExampleIndexer_Add_error() {
-	pods := indexer.New(indexer.MetaNamespaceKey[*Pod], indexer.Indexers[*Pod]{
+	pods := indexer.New(keys.Of[*Pod], indexer.Indexers[*Pod]{
 		"node": func(p *Pod) ([]string, error) {
 			if p.Node == "?" {
 				return nil, errors.New("unknown node")
@@ -120,12 +121,12 @@ func ExampleIndexer_Add_error() {
 	fmt.Println(pods.Len())
 	// Output:
 	// indexer: index "node" of "shop/web": unknown node
-	// indexer: computing key: indexer: object has an empty name
+	// indexer: computing key: keys: object has an empty name
 	// 0
 }
 
 func ExampleLister() {
-	pods := indexer.New(indexer.MetaNamespaceKey[*Pod], indexer.Indexers[*Pod]{
+	pods := indexer.New(keys.Of[*Pod], indexer.Indexers[*Pod]{
 		indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*Pod],
 	})
 	_ = pods.Replace([]*Pod{

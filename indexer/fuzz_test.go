@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // fuzzOps decodes the fuzzer's bytes.
@@ -126,7 +127,7 @@ func FuzzIndexer(f *testing.F) {
 			switch op := ops.next() % 9; op {
 			case 0, 1:
 				o := ops.object()
-				key, keyErr := indexer.MetaNamespaceKey(o)
+				key, keyErr := keys.Of(o)
 				fails := keyErr != nil
 				if !fails {
 					_, _, fails = m.put(key, o)
@@ -140,7 +141,7 @@ func FuzzIndexer(f *testing.F) {
 				}
 			case 2:
 				o := ops.object()
-				key, keyErr := indexer.MetaNamespaceKey(o)
+				key, keyErr := keys.Of(o)
 				fails := keyErr != nil
 				if !fails {
 					_, _, fails = m.deleteKey(key)
@@ -150,7 +151,7 @@ func FuzzIndexer(f *testing.F) {
 				}
 			case 3:
 				o := ops.object()
-				key, err := indexer.MetaNamespaceKey(o)
+				key, err := keys.Of(o)
 				if err != nil {
 					continue
 				}
@@ -160,7 +161,7 @@ func FuzzIndexer(f *testing.F) {
 					t.Fatalf("step %d: Put(%q) = %v, %t, %v; want %v, %t, failure %t", step, key, old, existed, err, wantOld, wantExisted, fails)
 				}
 			case 4:
-				key := indexer.JoinKey(fuzzNamespaces[int(ops.next())%len(fuzzNamespaces)], ops.name())
+				key := keys.Join(fuzzNamespaces[int(ops.next())%len(fuzzNamespaces)], ops.name())
 				wantOld, wantExisted, fails := m.deleteKey(key)
 				old, existed, err := x.DeleteKey(key)
 				if (err != nil) != fails || old != wantOld || existed != wantExisted {

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // obj is the stored type of the tests: a pointer type, like Kubernetes
@@ -44,14 +45,14 @@ func testIndexers() indexer.Indexers[*obj] {
 }
 
 func newTestIndexer() *indexer.Indexer[*obj] {
-	return indexer.New(indexer.MetaNamespaceKey[*obj], testIndexers())
+	return indexer.New(keys.Of[*obj], testIndexers())
 }
 
 // names returns the sorted "namespace/name" of objs.
 func names(objs []*obj) []string {
 	out := make([]string, len(objs))
 	for i, o := range objs {
-		out[i] = indexer.JoinKey(o.Namespace, o.Name)
+		out[i] = keys.Join(o.Namespace, o.Name)
 	}
 	slices.Sort(out)
 	return out

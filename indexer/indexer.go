@@ -5,9 +5,11 @@ import (
 	"hash/maphash"
 	"sync"
 	"sync/atomic"
+
+	"github.com/typedcache/typedcache/keys"
 )
 
-// Indexer is a thread-safe store of objects of type T, keyed by a KeyFunc,
+// Indexer is a thread-safe store of objects of type T, keyed by a key function,
 // with any number of named secondary indexes. See the package documentation
 // for its semantics and concurrency guarantees.
 //
@@ -21,7 +23,7 @@ import (
 // CPU time and does not allocate; Update takes about 0.4 of the CPU time
 // when the index values did not change, and 0.3 when a label moved the
 // object to another bucket; ByIndex takes an eighth. An update
-// allocates only what the KeyFunc and IndexFuncs allocate
+// allocates only what the key function and IndexFuncs allocate
 // (NamespaceIndexFunc nothing, once it has seen the namespace), except a
 // 32-byte bucket for a value new to its index, a set when a bucket gets
 // its second object, the occasional growth of a set, and a 48-byte
@@ -31,7 +33,7 @@ import (
 // 280 times as fast as client-go's while ten goroutines listed 10,000
 // objects without pause.
 type Indexer[T any] struct {
-	keyFunc KeyFunc[T]
+	keyFunc keys.Func[T]
 	seed    maphash.Seed // hashes keys for the position table
 
 	// indexes is the current set of index functions. It changes only under
@@ -56,7 +58,7 @@ type Indexer[T any] struct {
 // New returns an empty Indexer that stores objects under the keys keyFunc
 // computes and maintains the given indexes. It panics if keyFunc or any
 // index function is nil.
-func New[T any](keyFunc KeyFunc[T], indexers Indexers[T]) *Indexer[T] {
+func New[T any](keyFunc keys.Func[T], indexers Indexers[T]) *Indexer[T] {
 	if keyFunc == nil {
 		panic("indexer: New called with a nil KeyFunc")
 	}
@@ -112,7 +114,7 @@ func checkIndexers[T any](indexers Indexers[T]) error {
 	return nil
 }
 
-// key computes the key of obj, wrapping the KeyFunc's error.
+// key computes the key of obj, wrapping the key function's error.
 func (x *Indexer[T]) key(obj T) (string, error) {
 	key, err := x.keyFunc(obj)
 	if err != nil {

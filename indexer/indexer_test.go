@@ -10,16 +10,17 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 var errKey = errors.New("no key")
 
-// keyOrFail is MetaNamespaceKey, except that it fails for the name "nokey".
+// keyOrFail is keys.Of, except that it fails for the name "nokey".
 func keyOrFail(o *obj) (string, error) {
 	if o.Name == "nokey" {
 		return "", errKey
 	}
-	return indexer.MetaNamespaceKey(o)
+	return keys.Of(o)
 }
 
 // state is everything observable about an Indexer, for before/after
@@ -58,7 +59,7 @@ func TestNewPanicsOnMisuse(t *testing.T) {
 		new  func()
 	}{
 		{"nil KeyFunc", func() { indexer.New[*obj](nil, nil) }},
-		{"nil IndexFunc", func() { indexer.New(indexer.MetaNamespaceKey[*obj], indexer.Indexers[*obj]{"x": nil}) }},
+		{"nil IndexFunc", func() { indexer.New(keys.Of[*obj], indexer.Indexers[*obj]{"x": nil}) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -178,7 +179,7 @@ func TestWrites(t *testing.T) {
 	}
 }
 
-// TestFailedWritesChangeNothing pins that a failing KeyFunc or IndexFunc
+// TestFailedWritesChangeNothing pins that a failing key function or IndexFunc
 // leaves the store exactly as it was.
 func TestFailedWritesChangeNothing(t *testing.T) {
 	stored := &obj{Namespace: "ns", Name: "a", Tags: []string{"x"}}
@@ -235,7 +236,7 @@ func TestPutAndDeleteKeyReturnThePreviousObject(t *testing.T) {
 	v1 := &obj{Name: "a", RV: "1"}
 	v2 := &obj{Name: "a", RV: "2"}
 	for _, indexers := range []indexer.Indexers[*obj]{nil, testIndexers()} {
-		x := indexer.New(indexer.MetaNamespaceKey[*obj], indexers)
+		x := indexer.New(keys.Of[*obj], indexers)
 		steps := []struct {
 			name    string
 			do      func() (*obj, bool, error)
@@ -358,7 +359,7 @@ func TestIndexQueries(t *testing.T) {
 }
 
 func TestAddIndexers(t *testing.T) {
-	x := indexer.New(indexer.MetaNamespaceKey[*obj], nil)
+	x := indexer.New(keys.Of[*obj], nil)
 	for i := range 300 {
 		if err := x.Add(&obj{Namespace: "ns" + strconv.Itoa(i%3), Name: strconv.Itoa(i), RV: strconv.Itoa(i % 2)}); err != nil {
 			t.Fatal(err)
@@ -441,7 +442,7 @@ func TestUpdateNeverIndexesTheStoredObject(t *testing.T) {
 			if !tt.late {
 				indexers["tag"] = count
 			}
-			x := indexer.New(indexer.MetaNamespaceKey[*obj], indexers)
+			x := indexer.New(keys.Of[*obj], indexers)
 			for _, o := range []*obj{stored, other} {
 				if err := x.Add(o); err != nil {
 					t.Fatal(err)

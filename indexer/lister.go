@@ -1,20 +1,24 @@
 package indexer
 
-import "iter"
+import (
+	"iter"
+
+	"github.com/typedcache/typedcache/keys"
+)
 
 // Lister is a typed, read-only view of an Indexer whose objects are keyed
-// by MetaNamespaceKey. It is what a controller reads the cache through.
+// by keys.Of. It is what a controller reads the cache through.
 //
 // A Lister is a small value; copies share the Indexer. It is safe for
 // simultaneous use by multiple goroutines. Returned objects are the stored
 // ones, not copies: callers must not modify them.
-type Lister[T Object] struct {
+type Lister[T keys.Object] struct {
 	idx *Indexer[T]
 }
 
 // NewLister returns a Lister reading idx, which must key its objects with
-// MetaNamespaceKey (Get looks objects up by that key).
-func NewLister[T Object](idx *Indexer[T]) Lister[T] {
+// keys.Of (Get looks objects up by that key).
+func NewLister[T keys.Object](idx *Indexer[T]) Lister[T] {
 	return Lister[T]{idx: idx}
 }
 
@@ -65,7 +69,7 @@ func (l Lister[T]) Namespace(namespace string) NamespaceLister[T] {
 // NamespaceLister is a Lister scoped to one namespace. It lists through
 // NamespaceIndex when the Indexer has it, and otherwise filters every
 // object by its namespace.
-type NamespaceLister[T Object] struct {
+type NamespaceLister[T keys.Object] struct {
 	idx       *Indexer[T]
 	namespace string
 }

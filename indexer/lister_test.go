@@ -6,6 +6,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 func listerObjects() []*obj {
@@ -24,7 +25,7 @@ func TestLister(t *testing.T) {
 		if withIndex {
 			indexers[indexer.NamespaceIndex] = indexer.NamespaceIndexFunc[*obj]
 		}
-		x := indexer.New(indexer.MetaNamespaceKey[*obj], indexers)
+		x := indexer.New(keys.Of[*obj], indexers)
 		if err := x.Replace(listerObjects()); err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +85,7 @@ func collect[T any](seq func(func(T) bool)) []T {
 }
 
 func TestListerAllStopsEarly(t *testing.T) {
-	x := indexer.New(indexer.MetaNamespaceKey[*obj], nil)
+	x := indexer.New(keys.Of[*obj], nil)
 	if err := x.Replace(listerObjects()); err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // model is a deliberately naive Indexer: a map of objects and the index
@@ -50,7 +51,7 @@ func (m *model) deleteKey(key string) (old *obj, existed, fails bool) {
 func (m *model) replace(objs []*obj) (fails bool) {
 	next := map[string]*obj{}
 	for _, o := range objs {
-		key, err := indexer.MetaNamespaceKey(o)
+		key, err := keys.Of(o)
 		if err != nil {
 			return true
 		}

@@ -3,6 +3,8 @@ package indexer
 import (
 	"hash/maphash"
 	"sync/atomic"
+
+	"github.com/typedcache/typedcache/keys"
 )
 
 // NamespaceIndex is the conventional name of the index built by
@@ -18,7 +20,7 @@ const NamespaceIndex = "namespace"
 // namespace is not cached, and then replaces whatever namespace shared its
 // cache slot. The cache holds at most 1024 namespaces, however many come
 // and go.
-func NamespaceIndexFunc[T Object](obj T) ([]string, error) {
+func NamespaceIndexFunc[T keys.Object](obj T) ([]string, error) {
 	return namespaceValues(obj.GetNamespace()), nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // TestNamespaceIndexFunc pins that every call returns exactly the object's
@@ -70,9 +71,9 @@ func TestNamespaceIndexFuncConcurrent(t *testing.T) {
 
 // TestNamespaceIndexAllocations pins that indexing by namespace allocates
 // nothing once the namespace is cached, so that an update whose namespace
-// did not change allocates only what the KeyFunc does.
+// did not change allocates only what the key function does.
 func TestNamespaceIndexAllocations(t *testing.T) {
-	x := indexer.New(indexer.MetaNamespaceKey[*obj], indexer.Indexers[*obj]{
+	x := indexer.New(keys.Of[*obj], indexer.Indexers[*obj]{
 		indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*obj],
 	})
 	o := &obj{Namespace: "ns", Name: "a"}

@@ -8,7 +8,7 @@ import (
 )
 
 // Get returns the object stored under obj's key. It fails only if the
-// KeyFunc does.
+// key function does.
 func (x *Indexer[T]) Get(obj T) (T, bool, error) {
 	key, err := x.key(obj)
 	if err != nil {

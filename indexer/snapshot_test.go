@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // fill adds n objects spread over 10 namespaces and returns them by key.
@@ -21,7 +22,7 @@ func fill(t testing.TB, x *indexer.Indexer[*obj], n int) map[string]*obj {
 		if err := x.Add(o); err != nil {
 			t.Fatal(err)
 		}
-		want[indexer.JoinKey(o.Namespace, o.Name)] = o
+		want[keys.Join(o.Namespace, o.Name)] = o
 	}
 	return want
 }
@@ -83,7 +84,7 @@ func TestSnapshotsAcrossDirectories(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	x := newTestIndexer()
 	want := map[string]*obj{}
-	var keys []string // of want, for picking one at random
+	var held []string // of want, for picking one at random
 	at := map[string]int{}
 	var open []*pending
 	start := func() {
@@ -102,27 +103,27 @@ func TestSnapshotsAcrossDirectories(t *testing.T) {
 		if err := x.Update(o); err != nil {
 			t.Fatal(err)
 		}
-		k := indexer.JoinKey(o.Namespace, o.Name)
+		k := keys.Join(o.Namespace, o.Name)
 		if _, ok := want[k]; !ok {
-			at[k] = len(keys)
-			keys = append(keys, k)
+			at[k] = len(held)
+			held = append(held, k)
 		}
 		want[k] = o
 	}
 	remove := func() {
-		i := rng.IntN(len(keys))
-		k := keys[i]
+		i := rng.IntN(len(held))
+		k := held[i]
 		if _, _, err := x.DeleteKey(k); err != nil {
 			t.Fatal(err)
 		}
-		last := keys[len(keys)-1]
-		keys[i], at[last] = last, i
-		keys = keys[:len(keys)-1]
+		last := held[len(held)-1]
+		held[i], at[last] = last, i
+		held = held[:len(held)-1]
 		delete(at, k)
 		delete(want, k)
 	}
 	update := func() {
-		o := *want[keys[rng.IntN(len(keys))]]
+		o := *want[held[rng.IntN(len(held))]]
 		o.RV = strconv.Itoa(rng.IntN(1000))
 		put(&o)
 	}
@@ -130,7 +131,7 @@ func TestSnapshotsAcrossDirectories(t *testing.T) {
 	for round := range 2 {
 		for len(want) < most {
 			switch r := rng.IntN(10); {
-			case r < 6 || len(keys) == 0:
+			case r < 6 || len(held) == 0:
 				put(&obj{Namespace: "ns" + strconv.Itoa(added%10), Name: "o" + strconv.Itoa(added)})
 				added++
 			case r < 8:
@@ -207,7 +208,7 @@ func TestConcurrentUse(t *testing.T) {
 					name = "w" + strconv.Itoa(w) + "-" + strconv.Itoa(r.IntN(50))
 				}
 				o := &obj{Namespace: "ns" + strconv.Itoa(r.IntN(10)), Name: name, Tags: []string{"t" + strconv.Itoa(r.IntN(7))}}
-				key := indexer.JoinKey(o.Namespace, o.Name)
+				key := keys.Join(o.Namespace, o.Name)
 				var err error
 				switch r.IntN(8) {
 				case 0:
@@ -297,7 +298,7 @@ func TestBulkWritesWhileWriting(t *testing.T) {
 
 func TestAllocations(t *testing.T) {
 	static := []string{"same"}
-	x := indexer.New(indexer.MetaNamespaceKey[*obj], indexer.Indexers[*obj]{
+	x := indexer.New(keys.Of[*obj], indexer.Indexers[*obj]{
 		"static": func(*obj) ([]string, error) { return static, nil },
 	})
 	fill(t, x, 1000)
@@ -411,7 +412,7 @@ func TestWritesRacingAddIndexers(t *testing.T) {
 			slow := &obj{Namespace: "ns", Name: "slow", RV: "7"}
 			entered, release := make(chan struct{}), make(chan struct{})
 			blocked := false // only the write's call blocks
-			x := indexer.New(indexer.MetaNamespaceKey[*obj], indexer.Indexers[*obj]{
+			x := indexer.New(keys.Of[*obj], indexer.Indexers[*obj]{
 				"block": func(o *obj) ([]string, error) {
 					if o == slow && !blocked {
 						blocked = true

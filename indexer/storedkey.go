@@ -3,7 +3,7 @@ package indexer
 import "strings"
 
 // StoredKey returns the key under which the object with this namespace and
-// name is stored, the string JoinKey(namespace, name) builds, and reports
+// name is stored, the string keys.Join(namespace, name) builds, and reports
 // whether there is one. The string returned is the one the Indexer holds, so
 // a caller that needs the key of an object the Indexer already has, such as
 // the key function of an informer's DeltaFIFO on every watch event, gets it
@@ -33,7 +33,7 @@ func (x *Indexer[T]) StoredKey(namespace, name string) (string, bool) {
 // allocating.
 const maxStackKey = 128
 
-// getNamespaced returns the object stored under JoinKey(namespace, name).
+// getNamespaced returns the object stored under keys.Join(namespace, name).
 func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
 	var zero T
 	if name == "" {
@@ -51,7 +51,7 @@ func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
 	return x.t.obj(p), true
 }
 
-// appendKey appends JoinKey(namespace, name) to dst.
+// appendKey appends keys.Join(namespace, name) to dst.
 func appendKey(dst []byte, namespace, name string) []byte {
 	if namespace != "" {
 		dst = append(appendEscaped(dst, namespace), '/')

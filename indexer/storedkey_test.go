@@ -6,11 +6,12 @@ import (
 	"unsafe"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 func TestStoredKey(t *testing.T) {
 	long := strings.Repeat("n", 200)
-	x := indexer.New(indexer.MetaNamespaceKey[*obj], nil)
+	x := indexer.New(keys.Of[*obj], nil)
 	odd := &obj{Namespace: "%2F%", Name: "/x%/%25/"}
 	if err := x.Replace(append(listerObjects(), &obj{Namespace: "ns", Name: long}, odd)); err != nil {
 		t.Fatal(err)
@@ -28,7 +29,7 @@ func TestStoredKey(t *testing.T) {
 		{"", "node", "node"},
 		{"a/b", "c/d", "a%2Fb/c%2Fd"},
 		{"ns", long, "ns/" + long},
-		{odd.Namespace, odd.Name, indexer.JoinKey(odd.Namespace, odd.Name)},
+		{odd.Namespace, odd.Name, keys.Join(odd.Namespace, odd.Name)},
 		{"%2F", "x", ""},
 		{"ns", "missing", ""},
 		{"", "a", ""},
@@ -48,7 +49,7 @@ func TestStoredKey(t *testing.T) {
 }
 
 func TestStoredKeyDoesNotAllocate(t *testing.T) {
-	x := indexer.New(indexer.MetaNamespaceKey[*obj], nil)
+	x := indexer.New(keys.Of[*obj], nil)
 	if err := x.Replace(listerObjects()); err != nil {
 		t.Fatal(err)
 	}

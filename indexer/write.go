@@ -11,7 +11,7 @@ const inlineIndexes = 4
 
 // Add stores obj under its key, replacing any object already stored there.
 // It is the same operation as Update; both names exist because callers
-// think in events. If the KeyFunc or an IndexFunc fails, Add returns the
+// think in events. If the key function or an IndexFunc fails, Add returns the
 // error and changes nothing.
 func (x *Indexer[T]) Add(obj T) error {
 	key, err := x.key(obj)
@@ -28,7 +28,7 @@ func (x *Indexer[T]) Update(obj T) error {
 }
 
 // Delete removes the object stored under obj's key, if any. Only the key of
-// obj matters, not its content. If the KeyFunc fails, Delete returns the
+// obj matters, not its content. If the key function fails, Delete returns the
 // error and changes nothing.
 func (x *Indexer[T]) Delete(obj T) error {
 	key, err := x.key(obj)
@@ -40,7 +40,7 @@ func (x *Indexer[T]) Delete(obj T) error {
 }
 
 // Put stores obj under key, which the caller has computed with the
-// Indexer's KeyFunc, and returns the object it replaced. It lets a caller
+// Indexer's key function, and returns the object it replaced. It lets a caller
 // that already has the key (an informer processing a delta) avoid computing
 // it again, and learn the previous object in the same operation.
 //
@@ -109,7 +109,7 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 // Replace atomically replaces the whole content of the Indexer with objs
 // and rebuilds every index. When two objects share a key, the later one
 // wins. Everything is computed before the swap, without the lock; if the
-// KeyFunc or an IndexFunc fails, Replace returns the error and changes
+// key function or an IndexFunc fails, Replace returns the error and changes
 // nothing.
 func (x *Indexer[T]) Replace(objs []T) error {
 	t := newTable[T](len(objs), x.seed)

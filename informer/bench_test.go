@@ -13,6 +13,7 @@ import (
 
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -78,7 +79,7 @@ func benchObjects(n, versions int) (initial []*benchObj, updates [][]*benchObj) 
 }
 
 // runBench runs inf until the benchmark ends.
-func runBench[T indexer.Object](b *testing.B, inf *informer.Informer[T]) {
+func runBench[T keys.Object](b *testing.B, inf *informer.Informer[T]) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

@@ -116,7 +116,7 @@
 // goroutine takes the whole buffer at once and gives its segments back
 // for reuse (up to 640 KB of them, fewer once the stream slows down). An
 // event about an object the cache holds usually allocates nothing of its
-// own: with the default KeyFunc its key is the string the cache already has
+// own: with the default key function its key is the string the cache already has
 // (indexer.Indexer.StoredKey), unless the cache is being written at that
 // instant. A new object's key is one allocation, and
 // index functions allocate what they allocate (NamespaceIndexFunc: nothing,

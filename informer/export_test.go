@@ -3,12 +3,12 @@ package informer
 import (
 	"time"
 
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // ResyncPeriods returns the resync period in effect for reg and the
 // informer's check period.
-func ResyncPeriods[T indexer.Object](inf *Informer[T], reg *Registration[T]) (handler, check time.Duration) {
+func ResyncPeriods[T keys.Object](inf *Informer[T], reg *Registration[T]) (handler, check time.Duration) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	return reg.l.resync.period, inf.check

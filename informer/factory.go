@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/reflector"
 )
 
@@ -58,13 +58,13 @@ func NewFactory(opts FactoryOptions) *Factory {
 // the factory's defaults on the first call. Later calls for the same T
 // return the same informer and ignore src: a factory serves one source per
 // type (use another Factory for another source of the same type).
-func For[T indexer.Object](f *Factory, src reflector.ListerWatcher[T]) *Informer[T] {
+func For[T keys.Object](f *Factory, src reflector.ListerWatcher[T]) *Informer[T] {
 	return ForWithOptions(f, src, Options[T]{})
 }
 
 // ForWithOptions is For with options for the informer, used only if this
 // call creates it; fields left zero take the factory's defaults.
-func ForWithOptions[T indexer.Object](f *Factory, src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
+func ForWithOptions[T keys.Object](f *Factory, src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
 	typ := reflect.TypeFor[T]()
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -1,6 +1,6 @@
 package informer
 
-import "github.com/typedcache/typedcache/indexer"
+import "github.com/typedcache/typedcache/keys"
 
 // Handler receives the notifications of one registration. The informer
 // calls its methods from the registration's own goroutine, one call at a
@@ -70,15 +70,15 @@ func (f HandlerFuncs[T]) OnDelete(d Deleted[T]) {
 // that Handler sees a cache of the accepted objects: an update that makes
 // an object acceptable arrives as an OnAdd, and one that makes it
 // unacceptable as an OnDelete of the old state.
-type FilteringHandler[T indexer.Object] struct {
+type FilteringHandler[T keys.Object] struct {
 	// Filter reports whether obj belongs to the filtered view. It runs on
 	// the registration's goroutine, like the handler.
 	Filter  func(obj T) bool
 	Handler Handler[T]
 	// KeyFunc computes the Deleted.Key of the OnDelete an update that
 	// leaves the view turns into. It must match the informer's; nil means
-	// indexer.MetaNamespaceKey, the informer's default.
-	KeyFunc indexer.KeyFunc[T]
+	// keys.Of, the informer's default.
+	KeyFunc keys.Func[T]
 }
 
 // OnAdd passes obj on if Filter accepts it.
@@ -100,10 +100,10 @@ func (f FilteringHandler[T]) OnUpdate(old, new T) {
 	case wasIn:
 		keyFunc := f.KeyFunc
 		if keyFunc == nil {
-			keyFunc = indexer.MetaNamespaceKey[T]
+			keyFunc = keys.Of[T]
 		}
 		// old is cached under a key keyFunc already computed once, so
-		// it cannot fail here for a KeyFunc that matches the informer's.
+		// it cannot fail here for a key function that matches the informer's.
 		key, _ := keyFunc(old)
 		f.Handler.OnDelete(Deleted[T]{Key: key, Object: old})
 	}

@@ -11,8 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -48,7 +48,7 @@ func newSource(t testing.TB, opts memsource.Options[*obj], objs ...*obj) *memsou
 
 // start runs inf until the test ends, and returns a function that stops
 // it and waits for Run to return. Run's error is checked.
-func start[T indexer.Object](t testing.TB, inf *informer.Informer[T]) (stop func()) {
+func start[T keys.Object](t testing.TB, inf *informer.Informer[T]) (stop func()) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
@@ -79,7 +79,7 @@ type recorder struct {
 
 func newRecorder() *recorder { return &recorder{view: map[string]*obj{}} }
 
-func key(o *obj) string { return indexer.JoinKey(o.Namespace, o.Name) }
+func key(o *obj) string { return keys.Join(o.Namespace, o.Name) }
 
 func (r *recorder) OnAdd(o *obj, initial bool) {
 	r.mu.Lock()

@@ -12,6 +12,7 @@ import (
 
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/reflector"
 )
 
@@ -21,7 +22,7 @@ import (
 //
 // An Informer is safe for simultaneous use by multiple goroutines. Use New
 // or NewProjected to create one; Run drives it.
-type Informer[T indexer.Object] struct {
+type Informer[T keys.Object] struct {
 	name          string
 	logger        *slog.Logger
 	onError       func(context.Context, error)
@@ -81,7 +82,7 @@ type runner interface {
 
 // New returns an Informer that mirrors src. It panics if src is nil or an
 // index function in opts.Indexers is nil.
-func New[T indexer.Object](src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
+func New[T keys.Object](src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
 	if src == nil {
 		panic("informer: New called with a nil source")
 	}
@@ -101,7 +102,7 @@ func New[T indexer.Object](src reflector.ListerWatcher[T], opts Options[T]) *Inf
 // reflector report it and relist; an object that can never be projected
 // keeps the informer from syncing. opts.Transform, if set, runs after
 // project. NewProjected panics if src or project is nil.
-func NewProjected[S, T indexer.Object](src reflector.ListerWatcher[S], project func(S) (T, error), opts Options[T]) *Informer[T] {
+func NewProjected[S, T keys.Object](src reflector.ListerWatcher[S], project func(S) (T, error), opts Options[T]) *Informer[T] {
 	if src == nil || project == nil {
 		panic("informer: NewProjected called with a nil source or projection")
 	}
@@ -113,10 +114,10 @@ func NewProjected[S, T indexer.Object](src reflector.ListerWatcher[S], project f
 }
 
 // newInformer builds everything but the reflector.
-func newInformer[T indexer.Object](opts Options[T]) *Informer[T] {
+func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 	keyFunc := opts.KeyFunc
 	if keyFunc == nil {
-		keyFunc = indexer.MetaNamespaceKey[T]
+		keyFunc = keys.Of[T]
 	}
 	inf := &Informer[T]{
 		name:          opts.Name,
@@ -153,7 +154,7 @@ func newInformer[T indexer.Object](opts Options[T]) *Informer[T] {
 	return inf
 }
 
-// storedKey is indexer.MetaNamespaceKey for the DeltaFIFO, which computes
+// storedKey is keys.Of for the DeltaFIFO, which computes
 // the key of every event: an object the cache holds, as most events' objects
 // are, gets the key string the cache already has instead of a new one; only
 // a new object, or an event that arrives while the cache is being written,
@@ -162,7 +163,7 @@ func (inf *Informer[T]) storedKey(obj T) (string, error) {
 	if key, ok := inf.cache.StoredKey(obj.GetNamespace(), obj.GetName()); ok {
 		return key, nil
 	}
-	return indexer.MetaNamespaceKey(obj)
+	return keys.Of(obj)
 }
 
 // logError is the default ErrorHandler. A handler panic is logged with
@@ -205,8 +206,8 @@ func (inf *Informer[T]) LastSyncResourceVersion() string {
 }
 
 // Lister returns a typed, read-only view of the cache. Its Get looks
-// objects up by namespace and name, which requires the default KeyFunc;
-// with another KeyFunc, use Cache().GetByKey.
+// objects up by namespace and name, which requires the default key function;
+// with another key function, use Cache().GetByKey.
 func (inf *Informer[T]) Lister() indexer.Lister[T] { return indexer.NewLister(inf.cache) }
 
 // Cache returns the read API of the informer's cache: the Indexer's read

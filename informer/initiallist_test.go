@@ -9,6 +9,7 @@ import (
 
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 )
 
@@ -44,7 +45,7 @@ func TestRecreatedObjectIsNotInInitialList(t *testing.T) {
 		defer start(t, inf)()
 		synctest.Wait() // the first batch is held at the gate
 
-		if _, err := src.Delete(indexer.JoinKey("ns", "z")); err != nil {
+		if _, err := src.Delete(keys.Join("ns", "z")); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := src.Create(newObj("z", 2)); err != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/reflector"
 )
 
@@ -14,10 +15,10 @@ import (
 const MinResyncPeriod = time.Second
 
 // Options configures an Informer. The zero value is ready to use: no
-// resync, no secondary index, keys from indexer.MetaNamespaceKey, no
+// resync, no secondary index, keys from keys.Of, no
 // transform, unbounded handler buffers, errors and panics logged to
 // slog.Default().
-type Options[T indexer.Object] struct {
+type Options[T keys.Object] struct {
 	// Name identifies the informer in logs, errors and WaitForCacheSync
 	// reports. The default is the name of the type T (for example
 	// "*v1.Pod").
@@ -32,8 +33,8 @@ type Options[T indexer.Object] struct {
 	// (client-go's rule). See HandlerOptions.ResyncPeriod.
 	ResyncPeriod time.Duration
 
-	// KeyFunc computes cache keys; nil means indexer.MetaNamespaceKey.
-	KeyFunc indexer.KeyFunc[T]
+	// KeyFunc computes cache keys; nil means keys.Of.
+	KeyFunc keys.Func[T]
 	// Indexers are the secondary indexes of the cache.
 	Indexers indexer.Indexers[T]
 

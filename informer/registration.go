@@ -3,7 +3,7 @@ package informer
 import (
 	"context"
 
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // Registration is the handle of one handler added to an Informer. It
@@ -11,7 +11,7 @@ import (
 // handler's buffer statistics, and is what RemoveEventHandler takes.
 //
 // A Registration is safe for simultaneous use by multiple goroutines.
-type Registration[T indexer.Object] struct {
+type Registration[T keys.Object] struct {
 	l *listener[T]
 	// owner is the informer that created the registration.
 	owner *Informer[T]

@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/typedcache/typedcache/deltafifo"
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // batchSize is the largest number of keys the informer takes from its
@@ -202,7 +202,7 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial boo
 // object at the version already cached. Only handlers whose resync is
 // due receive resyncs. Watch events are changes the source reported, and
 // an empty version says nothing, so neither is ever taken for a resync.
-func isResync[T indexer.Object](d deltafifo.Delta[T], old T) bool {
+func isResync[T keys.Object](d deltafifo.Delta[T], old T) bool {
 	switch d.Type {
 	case deltafifo.Sync:
 		return true

@@ -4,12 +4,12 @@ import (
 	"fmt"
 
 	"github.com/typedcache/typedcache/deltafifo"
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // fifoStore is the reflector.Store the reflector of an informer writes
 // into: the informer's DeltaFIFO, plus a sync check after Replace.
-type fifoStore[T indexer.Object] struct {
+type fifoStore[T keys.Object] struct {
 	*deltafifo.DeltaFIFO[T]
 	inf *Informer[T]
 }
@@ -53,7 +53,7 @@ func (s fifoStore[T]) record(t deltafifo.DeltaType, obj T) error {
 
 // projectingStore is the reflector.Store of NewProjected: it projects
 // every object of the source type S into the cached type T.
-type projectingStore[S, T indexer.Object] struct {
+type projectingStore[S, T keys.Object] struct {
 	project func(S) (T, error)
 	next    fifoStore[T]
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 type keyed struct{ ns, name string }
@@ -16,7 +16,7 @@ func (k *keyed) GetResourceVersion() string { return "1" }
 
 // TestStoredKey checks the DeltaFIFO's key function of an informer with the
 // default KeyFunc: the cache's own string for a cached object, without
-// allocating, and MetaNamespaceKey's answer for any other.
+// allocating, and keys.Of's answer for any other.
 func TestStoredKey(t *testing.T) {
 	inf := newInformer(Options[*keyed]{})
 	if err := inf.cache.Add(&keyed{"ns", "cached"}); err != nil {
@@ -38,7 +38,7 @@ func TestStoredKey(t *testing.T) {
 	if got, err := inf.storedKey(&keyed{"a/b", "new"}); err != nil || got != "a%2Fb/new" {
 		t.Errorf("storedKey(new) = %q, %v; want %q, nil", got, err, "a%2Fb/new")
 	}
-	if _, err := inf.storedKey(&keyed{"ns", ""}); !errors.Is(err, indexer.ErrEmptyName) {
-		t.Errorf("storedKey(no name) error = %v, want %v", err, indexer.ErrEmptyName)
+	if _, err := inf.storedKey(&keyed{"ns", ""}); !errors.Is(err, keys.ErrEmptyName) {
+		t.Errorf("storedKey(no name) error = %v, want %v", err, keys.ErrEmptyName)
 	}
 }

@@ -17,7 +17,7 @@ import (
 // Object is a Kubernetes API object as clients return it: *corev1.Pod,
 // *appsv1.Deployment, *unstructured.Unstructured,
 // *metav1.PartialObjectMetadata and every other generated type. It
-// satisfies indexer.Object, so it can be cached.
+// satisfies keys.Object, so it can be cached.
 type Object interface {
 	runtime.Object
 	metav1.Object

@@ -28,7 +28,7 @@
 // carries a version other than the stored one fails with ErrConflict
 // (optimistic concurrency, as with the API server); an empty version
 // updates unconditionally. Failures change nothing and wrap the key. Keys
-// come from Options.KeyFunc, by default indexer.MetaNamespaceKey; an
+// come from Options.KeyFunc, by default keys.Of; an
 // object whose key cannot be computed (a nil pointer included) is an
 // error, never a panic.
 //
@@ -80,7 +80,7 @@
 //
 // No user code runs under the lock that readers and watches take.
 // SetResourceVersion runs while other writers wait for their turn (it
-// must only record the value); KeyFunc, Clone and GetResourceVersion run
+// must only record the value); key function, Clone and GetResourceVersion run
 // with no lock held.
 //
 // Inside a testing/synctest bubble, create and use a source within the

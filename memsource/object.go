@@ -4,11 +4,11 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // Object is what the source needs of a stored value: its key and version
-// (indexer.Object) and a way to stamp a new version on it. Every Kubernetes
+// (keys.Object) and a way to stamp a new version on it. Every Kubernetes
 // API type (for example *corev1.Pod) satisfies it through its embedded
 // ObjectMeta.
 //
@@ -17,7 +17,7 @@ import (
 // record the value, as ObjectMeta's does. It never runs under the lock that
 // List, Get and watches take.
 type Object interface {
-	indexer.Object
+	keys.Object
 	SetResourceVersion(version string)
 }
 
@@ -28,7 +28,7 @@ var errNilObject = errors.New("memsource: missing object (nil, or its methods pa
 // inspect returns obj's key and resource version. A panic in the key
 // function or in obj's methods (a nil pointer) becomes an error, so bad
 // input never crashes the caller.
-func inspect[T Object](keyFunc indexer.KeyFunc[T], obj T) (key, version string, err error) {
+func inspect[T Object](keyFunc keys.Func[T], obj T) (key, version string, err error) {
 	defer func() {
 		if recover() != nil {
 			key, version, err = "", "", errNilObject

@@ -4,8 +4,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/internal/ring"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/reflector"
 )
 
@@ -28,8 +28,8 @@ const eventBuffer = 64
 // every DefaultBookmarkInterval, no cloning and no faults.
 type Options[T Object] struct {
 	// KeyFunc computes the key an object is stored under;
-	// nil means indexer.MetaNamespaceKey.
-	KeyFunc indexer.KeyFunc[T]
+	// nil means keys.Of.
+	KeyFunc keys.Func[T]
 	// Clone, if set, returns a deep copy of an object. The source then
 	// stores its own copies and hands out copies, so no caller can change
 	// what it stores or what another caller received. Without Clone every
@@ -69,7 +69,7 @@ type Options[T Object] struct {
 // A Source must be made with New. It is safe for simultaneous use by
 // multiple goroutines.
 type Source[T Object] struct {
-	keyFunc          indexer.KeyFunc[T]
+	keyFunc          keys.Func[T]
 	clone            func(T) T
 	historySize      int
 	bookmarkInterval time.Duration
@@ -140,7 +140,7 @@ func New[T Object](opts Options[T]) *Source[T] {
 		faults:  opts.Faults,
 	}
 	if s.keyFunc == nil {
-		s.keyFunc = indexer.MetaNamespaceKey[T]
+		s.keyFunc = keys.Of[T]
 	}
 	if s.historySize <= 0 {
 		s.historySize = DefaultHistorySize

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -104,7 +104,7 @@ func TestWrites(t *testing.T) {
 		{
 			name:      "create without name",
 			write:     func(s *memsource.Source[*item]) (*item, error) { return s.Create(&item{Namespace: "ns"}) },
-			wantErr:   indexer.ErrEmptyName,
+			wantErr:   keys.ErrEmptyName,
 			wantState: []string{"a=0@2", "b=0@3"},
 		},
 		{

@@ -9,6 +9,7 @@ import (
 
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -25,7 +26,7 @@ func (o *benchObj) GetName() string             { return o.Name }
 func (o *benchObj) GetResourceVersion() string  { return o.ResourceVersion }
 func (o *benchObj) SetResourceVersion(v string) { o.ResourceVersion = v }
 
-var benchKey = indexer.MetaNamespaceKey[*benchObj]
+var benchKey = keys.Of[*benchObj]
 
 // benchSource returns a memsource holding n objects.
 func benchSource(b *testing.B, n int) *memsource.Source[*benchObj] {

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -53,7 +54,7 @@ func newMapMirror(context.Context) mirror { return &mapMirror{m: map[string]*ite
 func (s *mapMirror) store() reflector.Store[*item] { return s }
 func (s *mapMirror) stop()                         {}
 func (s *mapMirror) put(x *item) error {
-	k, err := indexer.MetaNamespaceKey(x)
+	k, err := keys.Of(x)
 	if err != nil {
 		return err
 	}
@@ -65,7 +66,7 @@ func (s *mapMirror) put(x *item) error {
 func (s *mapMirror) Add(x *item) error    { return s.put(x) }
 func (s *mapMirror) Update(x *item) error { return s.put(x) }
 func (s *mapMirror) Delete(x *item) error {
-	k, err := indexer.MetaNamespaceKey(x)
+	k, err := keys.Of(x)
 	if err != nil {
 		return err
 	}
@@ -79,7 +80,7 @@ func (s *mapMirror) Replace(items []*item, _ string) error {
 	defer s.mu.Unlock()
 	clear(s.m)
 	for _, x := range items {
-		k, err := indexer.MetaNamespaceKey(x)
+		k, err := keys.Of(x)
 		if err != nil {
 			return err
 		}
@@ -107,9 +108,9 @@ type fifoMirror struct {
 }
 
 func newFIFOMirror(ctx context.Context) mirror {
-	idx := indexer.New(indexer.MetaNamespaceKey[*item], nil)
+	idx := indexer.New(keys.Of[*item], nil)
 	m := &fifoMirror{
-		fifo: deltafifo.New(indexer.MetaNamespaceKey[*item], deltafifo.Options[*item]{KnownObjects: idx}),
+		fifo: deltafifo.New(keys.Of[*item], deltafifo.Options[*item]{KnownObjects: idx}),
 		idx:  idx,
 		done: make(chan struct{}),
 	}
@@ -156,7 +157,7 @@ func sourceState(t *testing.T, src *memsource.Source[*item]) state {
 	}
 	st := state{}
 	for _, x := range res.Items {
-		k, _ := indexer.MetaNamespaceKey(x)
+		k, _ := keys.Of(x)
 		st[k] = stateOf(x)
 	}
 	return st
@@ -189,7 +190,7 @@ func (o op) apply(src *memsource.Source[*item], n int) {
 	case "update":
 		_, _ = src.Update(&item{ns: ns, name: name, val: n})
 	case "delete":
-		_, _ = src.Delete(indexer.JoinKey(ns, name))
+		_, _ = src.Delete(keys.Join(ns, name))
 	case "sleep":
 		time.Sleep(time.Duration(o.arg) * 10 * time.Millisecond)
 	case "settle":

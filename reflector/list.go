@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // sync replaces the store's content with the source's, by a streaming list
@@ -148,7 +148,7 @@ func (r *Reflector[T]) storable(ctx context.Context, items []T) []T {
 // rejects, or len(items) if there is none. It makes the same checks, under
 // one recover for the whole loop rather than one per item: a list of
 // 100,000 objects is checked in one pass of a few nanoseconds each.
-func firstMalformed[T indexer.Object](items []T) (i int) {
+func firstMalformed[T keys.Object](items []T) (i int) {
 	defer func() {
 		// A method panicked on items[i]: i is the answer.
 		_ = recover()

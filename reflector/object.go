@@ -1,6 +1,6 @@
 package reflector
 
-import "github.com/typedcache/typedcache/indexer"
+import "github.com/typedcache/typedcache/keys"
 
 // objectVersion checks that obj can be stored and returns its resource
 // version. An object is storable when its methods answer and its name is
@@ -8,7 +8,7 @@ import "github.com/typedcache/typedcache/indexer"
 // pointer of a type with nil-safe methods has no name, and a nil interface
 // panics. The recover makes all of these an error instead of a crash, and
 // costs a few nanoseconds per object.
-func objectVersion[T indexer.Object](obj T) (rv string, err error) {
+func objectVersion[T keys.Object](obj T) (rv string, err error) {
 	defer func() {
 		if recover() != nil {
 			rv, err = "", errNilObject
@@ -25,14 +25,14 @@ func objectVersion[T indexer.Object](obj T) (rv string, err error) {
 type objectKey struct{ namespace, name string }
 
 // keyOf returns obj's key; obj has passed objectVersion.
-func keyOf[T indexer.Object](obj T) objectKey {
+func keyOf[T keys.Object](obj T) objectKey {
 	return objectKey{obj.GetNamespace(), obj.GetName()}
 }
 
 // collector accumulates the objects of a streaming initial list. Added
 // events append; the rare Modified or Deleted before the end of the initial
 // events builds an index once and edits in place.
-type collector[T indexer.Object] struct {
+type collector[T keys.Object] struct {
 	items []T
 	index map[objectKey]int // nil until the first Modified or Deleted
 }

@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // Reflector keeps a Store in step with a ListerWatcher: it lists the
@@ -20,7 +20,7 @@ import (
 //
 // Run drives it; LastSyncResourceVersion and Name are safe for simultaneous
 // use by multiple goroutines.
-type Reflector[T indexer.Object] struct {
+type Reflector[T keys.Object] struct {
 	lw    ListerWatcher[T]
 	store Store[T]
 	caps  Capabilities
@@ -48,7 +48,7 @@ type Reflector[T indexer.Object] struct {
 
 // New returns a Reflector that mirrors lw into store. It reads
 // lw.Capabilities once, here. New panics if lw or store is nil.
-func New[T indexer.Object](lw ListerWatcher[T], store Store[T], opts Options) *Reflector[T] {
+func New[T keys.Object](lw ListerWatcher[T], store Store[T], opts Options) *Reflector[T] {
 	if lw == nil || store == nil {
 		panic("reflector: New needs a ListerWatcher and a Store")
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/reflector"
 )
 
@@ -133,8 +133,8 @@ func TestNameAndLogging(t *testing.T) {
 }
 
 func TestNameOption(t *testing.T) {
-	lw := &reflector.ListWatch[indexer.Object]{}
-	store := &discard[indexer.Object]{}
+	lw := &reflector.ListWatch[keys.Object]{}
+	store := &discard[keys.Object]{}
 	if got := reflector.New(lw, store, reflector.Options{}).Name(); got != "reflector" {
 		t.Errorf("Name() for an interface type = %q, want %q", got, "reflector")
 	}
@@ -190,16 +190,16 @@ func TestNilInterfaceObjects(t *testing.T) {
 	// With T an interface type, a nil object is a nil interface, whose
 	// methods panic; the reflector skips it.
 	synctest.Test(t, func(t *testing.T) {
-		var replaced []indexer.Object
-		store := &funcStore[indexer.Object]{replace: func(items []indexer.Object, _ string) error {
+		var replaced []keys.Object
+		store := &funcStore[keys.Object]{replace: func(items []keys.Object, _ string) error {
 			replaced = items
 			return nil
 		}}
-		lw := &reflector.ListWatch[indexer.Object]{
-			ListFunc: func(context.Context, reflector.ListOptions) (reflector.ListResult[indexer.Object], error) {
-				return reflector.ListResult[indexer.Object]{Items: []indexer.Object{nil, o("a", "1")}, ResourceVersion: "1"}, nil
+		lw := &reflector.ListWatch[keys.Object]{
+			ListFunc: func(context.Context, reflector.ListOptions) (reflector.ListResult[keys.Object], error) {
+				return reflector.ListResult[keys.Object]{Items: []keys.Object{nil, o("a", "1")}, ResourceVersion: "1"}, nil
 			},
-			WatchFunc: func(ctx context.Context, _ reflector.WatchOptions) (reflector.Watch[indexer.Object], error) {
+			WatchFunc: func(ctx context.Context, _ reflector.WatchOptions) (reflector.Watch[keys.Object], error) {
 				return nil, ctx.Err()
 			},
 		}

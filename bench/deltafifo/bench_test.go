@@ -11,10 +11,11 @@ import (
 	"github.com/typedcache/typedcache/bench/internal/measure"
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 func newTypedStore() *indexer.Indexer[*corev1.ConfigMap] {
-	return indexer.New(indexer.MetaNamespaceKey[*corev1.ConfigMap], nil)
+	return indexer.New(keys.Of[*corev1.ConfigMap], nil)
 }
 
 func newClientGoStore() cache.Indexer {
@@ -22,7 +23,7 @@ func newClientGoStore() cache.Indexer {
 }
 
 func newTypedFIFO(known *indexer.Indexer[*corev1.ConfigMap]) *deltafifo.DeltaFIFO[*corev1.ConfigMap] {
-	return deltafifo.New(indexer.MetaNamespaceKey[*corev1.ConfigMap], deltafifo.Options[*corev1.ConfigMap]{KnownObjects: known})
+	return deltafifo.New(keys.Of[*corev1.ConfigMap], deltafifo.Options[*corev1.ConfigMap]{KnownObjects: known})
 }
 
 func newClientGoFIFO(known cache.Indexer) *cache.DeltaFIFO {

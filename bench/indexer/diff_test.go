@@ -12,6 +12,7 @@ import (
 	"github.com/typedcache/typedcache/bench/internal/diffcheck"
 	"github.com/typedcache/typedcache/bench/internal/fixture"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // The differential test works on a small pool of objects, so that
@@ -47,7 +48,7 @@ func teamValues(cm *corev1.ConfigMap) []string {
 }
 
 func newTypedDiff() *indexer.Indexer[*corev1.ConfigMap] {
-	return indexer.New(indexer.MetaNamespaceKey[*corev1.ConfigMap], indexer.Indexers[*corev1.ConfigMap]{
+	return indexer.New(keys.Of[*corev1.ConfigMap], indexer.Indexers[*corev1.ConfigMap]{
 		indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*corev1.ConfigMap],
 		labelsIndex:            func(cm *corev1.ConfigMap) ([]string, error) { return labelValues(cm), nil },
 		teamIndex:              func(cm *corev1.ConfigMap) ([]string, error) { return teamValues(cm), nil },

@@ -5,13 +5,14 @@ import (
 	"k8s.io/client-go/tools/cache"
 
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
 // appIndex is the name of the label index both sides maintain.
 const appIndex = "app"
 
 func newTyped() *indexer.Indexer[*corev1.ConfigMap] {
-	return indexer.New(indexer.MetaNamespaceKey[*corev1.ConfigMap], indexer.Indexers[*corev1.ConfigMap]{
+	return indexer.New(keys.Of[*corev1.ConfigMap], indexer.Indexers[*corev1.ConfigMap]{
 		indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*corev1.ConfigMap],
 		appIndex: func(cm *corev1.ConfigMap) ([]string, error) {
 			return []string{cm.Labels["app"]}, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/typedcache/typedcache/bench/internal/measure"
 	"github.com/typedcache/typedcache/bench/internal/source"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/reflector"
 )
 
@@ -68,7 +69,7 @@ func BenchmarkReflectorSync(b *testing.B) {
 				for b.Loop() {
 					m.Pause()
 					src.Prepare()
-					store := typedStore{indexer.New(indexer.MetaNamespaceKey[*corev1.ConfigMap], nil), newReplaced()}
+					store := typedStore{indexer.New(keys.Of[*corev1.ConfigMap], nil), newReplaced()}
 					r := reflector.New(src, store, reflector.Options{})
 					m.Resume()
 					ctx, cancel := context.WithCancel(context.Background())

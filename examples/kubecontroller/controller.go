@@ -13,6 +13,7 @@ import (
 
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/kube"
 	"github.com/typedcache/typedcache/queue"
 )
@@ -72,7 +73,7 @@ func (c *controller) enqueue(d *appsv1.Deployment) {
 
 // enqueueUsers queues the Deployments whose pods use cm.
 func (c *controller) enqueueUsers(cm *corev1.ConfigMap) {
-	c.enqueueUsersOf(indexer.JoinKey(cm.Namespace, cm.Name))
+	c.enqueueUsersOf(keys.Join(cm.Namespace, cm.Name))
 }
 
 func (c *controller) enqueueUsersOf(configMapKey string) {

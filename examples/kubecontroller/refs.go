@@ -8,8 +8,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-
-	"github.com/typedcache/typedcache/indexer"
 )
 
 // byConfigMap is the name of the Deployment index whose values are the
@@ -48,7 +46,7 @@ func configMapKeys(d *appsv1.Deployment) ([]string, error) {
 	}
 	keys := make([]string, 0, len(names))
 	for _, n := range names {
-		keys = append(keys, indexer.JoinKey(d.Namespace, n))
+		keys = append(keys, keys.Join(d.Namespace, n))
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys), nil

@@ -6,8 +6,8 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -24,11 +24,11 @@ func checkWorld(c *Controller) []string {
 	var problems []string
 	owned := map[string][]*Bar{} // Foo key -> its children
 	for _, b := range bars {
-		k := indexer.JoinKey(b.Namespace, b.Owner)
+		k := keys.Join(b.Namespace, b.Owner)
 		owned[k] = append(owned[k], b)
 	}
 	for _, f := range foos {
-		k := indexer.JoinKey(f.Namespace, f.Name)
+		k := keys.Join(f.Namespace, f.Name)
 		children := owned[k]
 		delete(owned, k)
 		if len(children) != f.Replicas {
@@ -50,11 +50,11 @@ func checkWorld(c *Controller) []string {
 
 // compareCache reports every object whose cached version differs from the
 // source's, and every object only one of them has.
-func compareCache[T indexer.Object](kind string, inf *informer.Informer[T], want []T) []string {
+func compareCache[T keys.Object](kind string, inf *informer.Informer[T], want []T) []string {
 	var problems []string
 	cache := inf.Cache()
 	for _, obj := range want {
-		key := indexer.JoinKey(obj.GetNamespace(), obj.GetName())
+		key := keys.Join(obj.GetNamespace(), obj.GetName())
 		got, ok := cache.GetByKey(key)
 		switch {
 		case !ok:

@@ -10,6 +10,7 @@ import (
 
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/queue"
 	"github.com/typedcache/typedcache/reflector"
@@ -19,7 +20,7 @@ import (
 const ownerIndex = "owner"
 
 func barOwnerKey(b *Bar) ([]string, error) {
-	return []string{indexer.JoinKey(b.Namespace, b.Owner)}, nil
+	return []string{keys.Join(b.Namespace, b.Owner)}, nil
 }
 
 // quickRetries shortens the reflectors' backoff: the driver injects a fault
@@ -77,7 +78,7 @@ func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *mems
 		UpdateFunc: func(_, f *Foo) { c.stats.events.Add(1); enqueueFoo(f) },
 		DeleteFunc: func(d informer.Deleted[*Foo]) {
 			c.stats.events.Add(1)
-			ns, name, err := indexer.SplitKey(d.Key)
+			ns, name, err := keys.Split(d.Key)
 			if err != nil {
 				c.log.Error("bad key", "key", d.Key, "err", err)
 				return
@@ -130,7 +131,7 @@ func (c *Controller) reconcile(_ context.Context, key FooKey) error {
 }
 
 func (c *Controller) sync(key FooKey) error {
-	children, err := c.barInf.Cache().ByIndex(ownerIndex, indexer.JoinKey(key.Namespace, key.Name))
+	children, err := c.barInf.Cache().ByIndex(ownerIndex, keys.Join(key.Namespace, key.Name))
 	if err != nil {
 		return err
 	}
@@ -181,7 +182,7 @@ func (c *Controller) updateBar(cached *Bar, image string) error {
 }
 
 func (c *Controller) deleteBar(b *Bar) error {
-	_, err := c.bars.Delete(indexer.JoinKey(b.Namespace, b.Name))
+	_, err := c.bars.Delete(keys.Join(b.Namespace, b.Name))
 	if errors.Is(err, memsource.ErrNotFound) {
 		return nil // already gone: the cache was a little behind
 	}

@@ -7,7 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 )
 
@@ -82,7 +82,7 @@ func (d *driver) changeFoo(step int) {
 	var err error
 	switch d.rng.IntN(10) {
 	case 0:
-		_, err = d.foos.Delete(indexer.JoinKey(f.Namespace, f.Name))
+		_, err = d.foos.Delete(keys.Join(f.Namespace, f.Name))
 	case 1, 2, 3, 4, 5:
 		f.Replicas = d.rng.IntN(6)
 		_, err = d.foos.Update(f)
@@ -98,7 +98,7 @@ func (d *driver) changeFoo(step int) {
 func (d *driver) createFoo(name string) {
 	f := &Foo{Meta: Meta{Namespace: d.namespace(), Name: name}, Replicas: d.rng.IntN(5), Image: d.image()}
 	if _, err := d.foos.Create(f); err == nil {
-		d.fooKeys = append(d.fooKeys, indexer.JoinKey(f.Namespace, f.Name))
+		d.fooKeys = append(d.fooKeys, keys.Join(f.Namespace, f.Name))
 		d.fooWrites.Add(1)
 	}
 }
@@ -127,7 +127,7 @@ func (d *driver) disturbBar() {
 		stray := &Bar{Meta: Meta{Namespace: f.Namespace, Name: childName(f.Name, 90+d.rng.IntN(10))}, Owner: f.Name, Image: f.Image}
 		_, err = d.bars.Create(stray)
 	} else {
-		key := indexer.JoinKey(f.Namespace, childName(f.Name, d.rng.IntN(6)))
+		key := keys.Join(f.Namespace, childName(f.Name, d.rng.IntN(6)))
 		b, found := d.bars.Get(key)
 		switch {
 		case !found:

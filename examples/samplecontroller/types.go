@@ -3,7 +3,7 @@ package main
 import "strconv"
 
 // Meta is the identity and version every object of this example carries. Its
-// methods make *Foo and *Bar satisfy indexer.Object and memsource.Object, the
+// methods make *Foo and *Bar satisfy keys.Object and memsource.Object, the
 // way ObjectMeta does for Kubernetes types.
 type Meta struct {
 	Namespace       string

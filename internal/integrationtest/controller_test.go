@@ -18,6 +18,7 @@ import (
 
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/queue"
 	"github.com/typedcache/typedcache/reflector"
@@ -108,7 +109,7 @@ func (c *controller) reconcile(_ context.Context, k string) error {
 			return errInjected
 		}
 	}
-	ns, name, err := indexer.SplitKey(k)
+	ns, name, err := keys.Split(k)
 	if err != nil {
 		return err
 	}
@@ -255,11 +256,11 @@ func TestControllerConverges(t *testing.T) {
 						_, _ = parents.Delete(parentKeys[rng.IntN(len(parentKeys))])
 					case r < 80:
 						pk := parentKeys[rng.IntN(len(parentKeys))]
-						ns, name, _ := indexer.SplitKey(pk)
-						_, _ = children.Delete(indexer.JoinKey(ns, childName(name, rng.IntN(4))))
+						ns, name, _ := keys.Split(pk)
+						_, _ = children.Delete(keys.Join(ns, childName(name, rng.IntN(4))))
 					case r < 85:
 						pk := parentKeys[rng.IntN(len(parentKeys))]
-						ns, name, _ := indexer.SplitKey(pk)
+						ns, name, _ := keys.Split(pk)
 						if _, err := children.Create(&thing{Namespace: ns, Name: fmt.Sprintf("%s-s%d", name, rng.IntN(3)), Owner: pk}); err == nil {
 							c.stray.Add(1)
 						}

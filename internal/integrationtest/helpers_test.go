@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -43,7 +43,7 @@ func ownerOf(o *thing) ([]string, error) { return []string{o.Owner}, nil }
 func versions(objs []*thing) map[string]string {
 	m := make(map[string]string, len(objs))
 	for _, o := range objs {
-		m[indexer.JoinKey(o.Namespace, o.Name)] = o.ResourceVersion
+		m[keys.Join(o.Namespace, o.Name)] = o.ResourceVersion
 	}
 	return m
 }
@@ -135,7 +135,7 @@ func newView(t *testing.T, name string) *view {
 	return &view{t: t, name: name, objs: map[string]string{}}
 }
 
-func key(o *thing) string { return indexer.JoinKey(o.Namespace, o.Name) }
+func key(o *thing) string { return keys.Join(o.Namespace, o.Name) }
 
 func rvLess(a, b string) bool {
 	x, _ := strconv.ParseUint(a, 10, 64)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -98,7 +99,7 @@ func (w *world) step(t *testing.T) {
 		if _, err := w.src.Create(o); err != nil {
 			t.Fatalf("Create(%s): %v", name, err)
 		}
-		w.keys = append(w.keys, indexer.JoinKey(ns, name))
+		w.keys = append(w.keys, keys.Join(ns, name))
 		w.writes++
 	case r < 70:
 		o, ok := w.src.Get(w.keys[w.rng.IntN(len(w.keys))])

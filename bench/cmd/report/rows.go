@@ -25,7 +25,7 @@ var notes = map[string][]string{
 		"In the label-changed update, each object moves between two of 10 values of the \"app\" label, so buckets of about 10k objects gain and lose members.",
 	},
 	"deltafifo": {
-		"Each Add and Update computes its key (indexer.MetaNamespaceKey, a new string): one allocation per delta before the FIFO does anything; in the steady state this benchmark measures (one FIFO, filled and drained again and again) the FIFO itself allocates nothing.",
+		"Each Add and Update computes its key (keys.Of, a new string): one allocation per delta before the FIFO does anything; in the steady state this benchmark measures (one FIFO, filled and drained again and again) the FIFO itself allocates nothing.",
 	},
 	"informer": {
 		"The caches have a namespace index, as informers usually do: client-go's index function allocates the []string it returns for every event; typedcache's NamespaceIndexFunc shares one slice per namespace from a small cache, and the informer takes each event's key from its cache (Indexer.StoredKey) instead of building it. The index=none row shows the cost without the index.",

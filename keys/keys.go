@@ -1,4 +1,4 @@
-package indexer
+package keys
 
 import (
 	"errors"
@@ -6,29 +6,30 @@ import (
 	"strings"
 )
 
-// ErrEmptyName is returned by MetaNamespaceKey for an object without a name.
-var ErrEmptyName = errors.New("indexer: object has an empty name")
+// ErrEmptyName is returned by Of for an object without a name.
+var ErrEmptyName = errors.New("keys: object has an empty name")
 
-// MetaNamespaceKey returns "namespace/name" for a namespaced object and
-// "name" for a cluster-scoped one (empty namespace), exactly client-go's
-// MetaNamespaceKeyFunc for every valid Kubernetes name.
+// Of returns "namespace/name" for a namespaced object and "name" for a
+// cluster-scoped one (empty namespace), exactly client-go's
+// MetaNamespaceKeyFunc for every valid Kubernetes name. It is the default
+// Func of every package that stores Objects.
 //
 // Names from other sources (etcd keys, file paths) may contain '/'. So that
 // two different (namespace, name) pairs never share a key, each part is
 // escaped before joining: '%' becomes "%25" and '/' becomes "%2F". Kubernetes
 // names contain neither character, so their keys are unchanged and cost no
-// allocation beyond the join. SplitKey reverses the mapping.
-func MetaNamespaceKey[T Object](obj T) (string, error) {
+// allocation beyond the join. Split reverses the mapping.
+func Of[T Object](obj T) (string, error) {
 	name := obj.GetName()
 	if name == "" {
 		return "", ErrEmptyName
 	}
-	return JoinKey(obj.GetNamespace(), name), nil
+	return Join(obj.GetNamespace(), name), nil
 }
 
-// JoinKey returns the key MetaNamespaceKey gives an object with this
-// namespace and name. The name must not be empty.
-func JoinKey(namespace, name string) string {
+// Join returns the key Of gives an object with this namespace and name.
+// The name must not be empty.
+func Join(namespace, name string) string {
 	name = escape(name)
 	if namespace == "" {
 		return name
@@ -36,24 +37,23 @@ func JoinKey(namespace, name string) string {
 	return escape(namespace) + "/" + name
 }
 
-// SplitKey returns the namespace and name that a key made by MetaNamespaceKey
-// or JoinKey stands for. A key with no '/' is a cluster-scoped name. Keys
-// that JoinKey cannot produce (an empty part, a second '/', a '%' not
-// followed by "25" or "2F") are errors, so a key that splits joins back to
-// itself.
-func SplitKey(key string) (namespace, name string, err error) {
+// Split returns the namespace and name that a key made by Of or Join
+// stands for. A key with no '/' is a cluster-scoped name. Keys that Join
+// cannot produce (an empty part, a second '/', a '%' not followed by "25"
+// or "2F") are errors, so a key that splits joins back to itself.
+func Split(key string) (namespace, name string, err error) {
 	ns, n, found := strings.Cut(key, "/")
 	if !found {
 		ns, n = "", key
 	}
 	if n == "" || strings.Contains(n, "/") || found && ns == "" {
-		return "", "", fmt.Errorf("indexer: malformed key %q", key)
+		return "", "", fmt.Errorf("keys: malformed key %q", key)
 	}
 	if namespace, err = unescape(ns); err != nil {
-		return "", "", fmt.Errorf("indexer: malformed key %q: %w", key, err)
+		return "", "", fmt.Errorf("keys: malformed key %q: %w", key, err)
 	}
 	if name, err = unescape(n); err != nil {
-		return "", "", fmt.Errorf("indexer: malformed key %q: %w", key, err)
+		return "", "", fmt.Errorf("keys: malformed key %q: %w", key, err)
 	}
 	return namespace, name, nil
 }

@@ -1,13 +1,13 @@
-package indexer_test
+package keys_test
 
 import (
 	"errors"
 	"testing"
 
-	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/keys"
 )
 
-func TestMetaNamespaceKey(t *testing.T) {
+func TestOf(t *testing.T) {
 	tests := []struct {
 		name, namespace, objName string
 		want                     string
@@ -18,19 +18,19 @@ func TestMetaNamespaceKey(t *testing.T) {
 		{name: "slash in name is escaped", namespace: "etc", objName: "a/b", want: "etc/a%2Fb"},
 		{name: "percent in namespace is escaped", namespace: "100%", objName: "x", want: "100%25/x"},
 		{name: "escape-looking name stays distinct", objName: "%2F", want: "%252F"},
-		{name: "empty name", namespace: "default", wantErr: indexer.ErrEmptyName},
+		{name: "empty name", namespace: "default", wantErr: keys.ErrEmptyName},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := indexer.MetaNamespaceKey(&obj{Namespace: tt.namespace, Name: tt.objName})
+			got, err := keys.Of(&obj{Namespace: tt.namespace, Name: tt.objName})
 			if !errors.Is(err, tt.wantErr) || got != tt.want {
-				t.Errorf("MetaNamespaceKey(%q, %q) = %q, %v; want %q, %v", tt.namespace, tt.objName, got, err, tt.want, tt.wantErr)
+				t.Errorf("Of(%q, %q) = %q, %v; want %q, %v", tt.namespace, tt.objName, got, err, tt.want, tt.wantErr)
 			}
 		})
 	}
 }
 
-func TestSplitKey(t *testing.T) {
+func TestSplit(t *testing.T) {
 	tests := []struct {
 		key             string
 		namespace, name string
@@ -46,21 +46,21 @@ func TestSplitKey(t *testing.T) {
 		{key: "/x", wantErr: true},     // empty namespace before a slash
 		{key: "a/b/c", wantErr: true},  // second slash
 		{key: "a%2/x", wantErr: true},  // truncated escape
-		{key: "ns/%41", wantErr: true}, // escape JoinKey never writes
+		{key: "ns/%41", wantErr: true}, // escape Join never writes
 		{key: "ns/%2f", wantErr: true}, // lower-case escape
 		{key: "%", wantErr: true},      // lone percent
 		{key: "ns%2Fx/y", namespace: "ns/x", name: "y"},
 	}
 	for _, tt := range tests {
-		ns, name, err := indexer.SplitKey(tt.key)
+		ns, name, err := keys.Split(tt.key)
 		if (err != nil) != tt.wantErr || ns != tt.namespace || name != tt.name {
-			t.Errorf("SplitKey(%q) = %q, %q, %v; want %q, %q, error %t", tt.key, ns, name, err, tt.namespace, tt.name, tt.wantErr)
+			t.Errorf("Split(%q) = %q, %q, %v; want %q, %q, error %t", tt.key, ns, name, err, tt.namespace, tt.name, tt.wantErr)
 		}
 	}
 }
 
-// FuzzKey checks that JoinKey never maps two (namespace, name) pairs to
-// one key, that SplitKey inverts it, and that a key SplitKey accepts joins
+// FuzzKey checks that Join never maps two (namespace, name) pairs to
+// one key, that Split inverts it, and that a key Split accepts joins
 // back to itself.
 func FuzzKey(f *testing.F) {
 	f.Add("default", "web", "default/web", "", "%2F")
@@ -68,19 +68,26 @@ func FuzzKey(f *testing.F) {
 	f.Add("", "x/y", "x", "y", "%25")
 	f.Fuzz(func(t *testing.T, ns1, name1, ns2, name2, key string) {
 		if name1 != "" {
-			k := indexer.JoinKey(ns1, name1)
-			ns, name, err := indexer.SplitKey(k)
+			k := keys.Join(ns1, name1)
+			ns, name, err := keys.Split(k)
 			if err != nil || ns != ns1 || name != name1 {
-				t.Fatalf("SplitKey(JoinKey(%q, %q) = %q) = %q, %q, %v", ns1, name1, k, ns, name, err)
+				t.Fatalf("Split(Join(%q, %q) = %q) = %q, %q, %v", ns1, name1, k, ns, name, err)
 			}
-			if name2 != "" && (ns1 != ns2 || name1 != name2) && k == indexer.JoinKey(ns2, name2) {
-				t.Fatalf("JoinKey(%q, %q) == JoinKey(%q, %q) == %q", ns1, name1, ns2, name2, k)
+			if name2 != "" && (ns1 != ns2 || name1 != name2) && k == keys.Join(ns2, name2) {
+				t.Fatalf("Join(%q, %q) == Join(%q, %q) == %q", ns1, name1, ns2, name2, k)
 			}
 		}
-		if ns, name, err := indexer.SplitKey(key); err == nil {
-			if back := indexer.JoinKey(ns, name); back != key {
-				t.Fatalf("JoinKey(SplitKey(%q)) = %q", key, back)
+		if ns, name, err := keys.Split(key); err == nil {
+			if back := keys.Join(ns, name); back != key {
+				t.Fatalf("Join(Split(%q)) = %q", key, back)
 			}
 		}
 	})
 }
+
+// obj is a minimal Object.
+type obj struct{ Namespace, Name string }
+
+func (o *obj) GetNamespace() string       { return o.Namespace }
+func (o *obj) GetName() string            { return o.Name }
+func (o *obj) GetResourceVersion() string { return "" }

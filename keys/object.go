@@ -1,4 +1,4 @@
-package indexer
+package keys
 
 // Object is what the cache needs to know about a stored value: where it
 // lives and which version of it this is. Every Kubernetes API type (for
@@ -6,7 +6,7 @@ package indexer
 // core never imports k8s.io.
 //
 // Packages that need only keys (indexer, deltafifo) accept any T together
-// with a KeyFunc; packages that compare versions (reflector, informer) ask
+// with a Func; packages that compare versions (reflector, informer) ask
 // for Object.
 type Object interface {
 	GetNamespace() string
@@ -14,8 +14,8 @@ type Object interface {
 	GetResourceVersion() string
 }
 
-// KeyFunc computes the key under which obj is stored. It must be
-// deterministic: the same object always yields the same key. A KeyFunc that
+// Func computes the key under which obj is stored. It must be
+// deterministic: the same object always yields the same key. A Func that
 // fails makes the operation that called it return the error and change
 // nothing.
-type KeyFunc[T any] func(obj T) (string, error)
+type Func[T any] func(obj T) (string, error)
