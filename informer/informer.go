@@ -144,7 +144,8 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 	inf.cache = indexer.New(keyFunc, opts.Indexers)
 	fifoKey := keyFunc
 	if opts.KeyFunc == nil {
-		fifoKey = inf.storedKey
+		// Most events are about cached objects: reuse their key strings.
+		fifoKey = indexer.KeyFunc(inf.cache)
 	}
 	inf.fifo = deltafifo.New(fifoKey, deltafifo.Options[T]{
 		KnownObjects: inf.cache,
@@ -152,18 +153,6 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 	})
 	inf.listeners.Store(new([]*listener[T]))
 	return inf
-}
-
-// storedKey is keys.Of for the DeltaFIFO, which computes
-// the key of every event: an object the cache holds, as most events' objects
-// are, gets the key string the cache already has instead of a new one; only
-// a new object, or an event that arrives while the cache is being written,
-// allocates its key.
-func (inf *Informer[T]) storedKey(obj T) (string, error) {
-	if key, ok := inf.cache.StoredKey(obj.GetNamespace(), obj.GetName()); ok {
-		return key, nil
-	}
-	return keys.Of(obj)
 }
 
 // logError is the default ErrorHandler. A handler panic is logged with

@@ -1,17 +1,36 @@
 package indexer
 
-import "strings"
+import (
+	"strings"
 
-// StoredKey returns the key under which the object with this namespace and
-// name is stored, the string keys.Join(namespace, name) builds, and reports
-// whether there is one. The string returned is the one the Indexer holds, so
-// a caller that needs the key of an object the Indexer already has, such as
-// the key function of an informer's DeltaFIFO on every watch event, gets it
-// without allocating a new one (unless the key is longer than 128 bytes).
+	"github.com/typedcache/typedcache/keys"
+)
+
+// KeyFunc returns keys.Of for the objects of x, except that the key of an
+// object x stores under that key is the string x holds rather than a new
+// one: keying the objects of a watch stream, most of which are already
+// cached, then allocates only for objects new to x (and for keys longer than
+// 128 bytes). x must key its objects with keys.Of.
 //
-// StoredKey never waits: while a writer holds the Indexer, it reports false
-// at once, and the caller builds the key itself.
-func (x *Indexer[T]) StoredKey(namespace, name string) (string, bool) {
+// It is the key function for a DeltaFIFO whose KnownObjects is x:
+//
+//	fifo := deltafifo.New(indexer.KeyFunc(cache), deltafifo.Options[*Pod]{KnownObjects: cache})
+//
+// The function never waits for x: while a writer holds x, it builds the key
+// as keys.Of does.
+func KeyFunc[T keys.Object](x *Indexer[T]) keys.Func[T] {
+	return func(obj T) (string, error) {
+		if key, ok := x.storedKey(obj.GetNamespace(), obj.GetName()); ok {
+			return key, nil
+		}
+		return keys.Of(obj)
+	}
+}
+
+// storedKey returns the key string x holds for the object with this
+// namespace and name, and reports whether there is one. It reports false
+// at once, instead of waiting, while a writer holds x.
+func (x *Indexer[T]) storedKey(namespace, name string) (string, bool) {
 	if name == "" {
 		return "", false
 	}
@@ -29,7 +48,7 @@ func (x *Indexer[T]) StoredKey(namespace, name string) (string, bool) {
 	return x.t.key(p), true
 }
 
-// maxStackKey is the longest key StoredKey and getNamespaced build without
+// maxStackKey is the longest key storedKey and getNamespaced build without
 // allocating.
 const maxStackKey = 128
 

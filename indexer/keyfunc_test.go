@@ -1,6 +1,7 @@
 package indexer_test
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"unsafe"
@@ -9,7 +10,9 @@ import (
 	"github.com/typedcache/typedcache/keys"
 )
 
-func TestStoredKey(t *testing.T) {
+// TestKeyFunc checks that KeyFunc returns the stored string for a stored
+// object and keys.Of's answer for any other.
+func TestKeyFunc(t *testing.T) {
 	long := strings.Repeat("n", 200)
 	x := indexer.New(keys.Of[*obj], nil)
 	odd := &obj{Namespace: "%2F%", Name: "/x%/%25/"}
@@ -36,26 +39,30 @@ func TestStoredKey(t *testing.T) {
 		{"ns", "", ""},
 		{"", "", ""},
 	}
+	keyFunc := indexer.KeyFunc(x)
 	for _, tt := range tests {
-		got, ok := x.StoredKey(tt.namespace, tt.name)
-		if got != tt.want || ok != (tt.want != "") {
-			t.Errorf("StoredKey(%q, %q) = %q, %t; want %q, %t", tt.namespace, tt.name, got, ok, tt.want, tt.want != "")
+		o := &obj{Namespace: tt.namespace, Name: tt.name}
+		got, err := keyFunc(o)
+		want, wantErr := keys.Of(o)
+		if got != want || !errors.Is(err, wantErr) {
+			t.Errorf("KeyFunc(x)(%q, %q) = %q, %v; want %q, %v", tt.namespace, tt.name, got, err, want, wantErr)
 			continue
 		}
-		if ok && unsafe.StringData(got) != unsafe.StringData(stored[tt.want]) {
-			t.Errorf("StoredKey(%q, %q) returned a copy of the key, not the stored string", tt.namespace, tt.name)
+		if tt.want != "" && unsafe.StringData(got) != unsafe.StringData(stored[tt.want]) {
+			t.Errorf("KeyFunc(x)(%q, %q) returned a new string, not the stored one", tt.namespace, tt.name)
 		}
 	}
 }
 
-func TestStoredKeyDoesNotAllocate(t *testing.T) {
+func TestKeyFuncDoesNotAllocateForStoredObjects(t *testing.T) {
 	x := indexer.New(keys.Of[*obj], nil)
 	if err := x.Replace(listerObjects()); err != nil {
 		t.Fatal(err)
 	}
-	for _, o := range []*obj{{Namespace: "ns", Name: "a"}, {Name: "node"}, {Namespace: "ns", Name: "missing"}} {
-		if n := testing.AllocsPerRun(100, func() { x.StoredKey(o.Namespace, o.Name) }); n != 0 {
-			t.Errorf("StoredKey(%q, %q) allocates %v times, want 0", o.Namespace, o.Name, n)
+	keyFunc := indexer.KeyFunc(x)
+	for _, o := range []*obj{{Namespace: "ns", Name: "a"}, {Name: "node"}} {
+		if n := testing.AllocsPerRun(100, func() { _, _ = keyFunc(o) }); n != 0 {
+			t.Errorf("KeyFunc(x)(%q, %q) allocates %v times, want 0", o.Namespace, o.Name, n)
 		}
 	}
 }
