@@ -1,65 +1,51 @@
 package indexer
 
-import (
-	"runtime"
-	"sync/atomic"
-)
-
-// view is a snapshot of the table published by the write that produced it,
-// so that List, ListKeys, All and Keys never take the lock, and writers
-// never wait for them.
+// Snapshots share the table's blocks, and writers copy a block before
+// changing it only while a snapshot that may read it is still being read
+// (copy-on-write). Two atomics tell writers when that is:
 //
-// Readers and writers agree on who may touch a block through two flags, in
-// the manner of Dekker's algorithm: a reader sets taken and then checks
-// retired; a writer sets retired and then checks taken. Both are
-// sequentially consistent atomics, so at least one of them sees the other's
-// flag: either the writer learns that the view is in use and copies every
-// block it changes (a new epoch), or the reader learns that a write is
-// under way and waits for the view that write publishes. A view no reader
-// took is reused by the next write, so writes with no reader around
-// allocate nothing; a reader that finds it retired reads its fields only
-// after the write has republished it.
-type view[T any] struct {
-	snapshot[T]
-	taken   atomic.Bool // a reader may be walking the view
-	retired atomic.Bool // a write is changing the table
-}
+//   - Indexer.readers counts the snapshots being read: a reader adds one
+//     when it takes a snapshot and subtracts it when it is done, so that
+//     a write after the last listing ended changes every block in place,
+//     allocating nothing, however many listings ran before it.
+//   - Indexer.sharedIn is one more than the last epoch in which a snapshot
+//     was taken (0 if none was). A write that finds a snapshot of its own
+//     epoch still being read opens a new epoch, in which everything
+//     allocated before is copied before it is changed.
+//
+// Readers take a snapshot under the read lock, which they hold for
+// constant time; writers read both atomics under the write lock, so a
+// writer sees every snapshot taken before it and none is taken while it
+// writes.
 
 // snapshot returns a view of the current entries that stays valid, and
-// unchanged, without the lock. It takes no lock and does not allocate; it
-// waits only while a write is under way, and that write runs no user code.
-func (x *Indexer[T]) snapshot() snapshot[T] {
-	for {
-		v := x.view.Load()
-		if !v.retired.Load() {
-			if !v.taken.Load() {
-				v.taken.Store(true)
-			}
-			if !v.retired.Load() {
-				return v.snapshot
-			}
-		}
-		runtime.Gosched()
+// unchanged, until the caller calls release, which it must do once it no
+// longer reads the view. It holds the read lock for constant time and does
+// not allocate.
+func (x *Indexer[T]) snapshot() (s snapshot[T]) {
+	x.mu.RLock()
+	x.readers.Add(1)
+	if shared := x.t.epoch + 1; x.sharedIn.Load() != shared {
+		x.sharedIn.Store(shared)
 	}
+	s = x.t.snapshot()
+	x.mu.RUnlock()
+	return s
 }
 
-// beginLocked starts a write under the write lock: it retires the
-// published view, opening a new copy-on-write epoch if a reader took it.
-// Every beginLocked must be followed by endLocked.
+// release ends a snapshot taken by snapshot.
+func (x *Indexer[T]) release() {
+	x.readers.Add(-1)
+}
+
+// beginLocked starts a write under the write lock: with no snapshot being
+// read, every block may be changed in place; otherwise, if a snapshot of
+// the current epoch is being read, a new epoch begins.
 func (x *Indexer[T]) beginLocked() {
-	v := x.view.Load()
-	v.retired.Store(true)
-	x.t.begin(v.taken.Load())
-}
-
-// endLocked publishes the table as the write left it: in the retired view
-// itself if no reader took it, in a new one otherwise.
-func (x *Indexer[T]) endLocked() {
-	v := x.view.Load()
-	if v.taken.Load() {
-		x.view.Store(&view[T]{snapshot: x.t.snapshot()})
-		return
+	switch {
+	case x.readers.Load() == 0:
+		x.t.own()
+	case x.sharedIn.Load() == x.t.epoch+1:
+		x.t.share()
 	}
-	v.snapshot = x.t.snapshot()
-	v.retired.Store(false)
 }

@@ -81,7 +81,6 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 			x.indices[i].insert(int32(p), vals[i])
 		}
 	}
-	x.endLocked()
 	x.mu.Unlock()
 	return old, existed, nil
 }
@@ -102,7 +101,6 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 	for j := range x.indices {
 		x.indices[j].delete(int32(p), int32(last))
 	}
-	x.endLocked()
 	return old, true, nil
 }
 
@@ -139,12 +137,11 @@ func (x *Indexer[T]) Replace(objs []T) error {
 	}
 	defer x.mu.Unlock()
 	x.beginLocked()
-	t.epoch = x.t.epoch
+	t.epoch, t.floor = x.t.epoch, x.t.floor
 	t.keys.adopt(t.epoch)
 	t.objs.adopt(t.epoch)
 	x.t = t
 	x.indices = indices
-	x.endLocked()
 	return nil
 }
 
@@ -195,7 +192,9 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	}
 	set := cur.with(indexers)
 	added := make([]index, len(indexers))
-	if err := indexAll(added, set, len(cur.funcs), x.snapshot()); err != nil {
+	err := indexAll(added, set, len(cur.funcs), x.snapshot())
+	x.release()
+	if err != nil {
 		return err
 	}
 
