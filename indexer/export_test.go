@@ -220,3 +220,7 @@ func checkColumn[E any](name string, c *column[E]) error {
 	}
 	return nil
 }
+
+// UsesObjectKeys reports whether x builds the keys of its writes on the
+// stack, as it does when its key function is keys.Of.
+func UsesObjectKeys[T any](x *Indexer[T]) bool { return x.objectKeys }

@@ -325,6 +325,11 @@ func TestAllocations(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, 0},
+		{"Update of a stored object", func() {
+			if err := x.Update(o); err != nil {
+				t.Fatal(err)
+			}
+		}, 0},
 		// A write after a listing ended copies nothing: only List's result
 		// is allocated.
 		{"List, then Put", func() {

@@ -57,20 +57,28 @@ func (t *table[T]) find(key string, h uint32) (slot, p int, ok bool) {
 }
 
 // findBytes is find for a key held in a byte slice.
-func (t *table[T]) findBytes(key []byte, h uint32) (p int, ok bool) {
+func (t *table[T]) findBytes(key []byte, h uint32) (slot, p int, ok bool) {
 	if len(t.pos.slots) == 0 {
-		return 0, false
+		return -1, 0, false
 	}
 	mask := len(t.pos.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := t.pos.slots[i]
 		if s == 0 {
-			return 0, false
+			return i, 0, false
 		}
 		if slotHash(s) == h && t.key(slotPos(s)) == string(key) {
-			return slotPos(s), true
+			return i, slotPos(s), true
 		}
 	}
+}
+
+// lookup is find for the key of a write (see keyString).
+func (t *table[T]) lookup(key string, kb []byte, h uint32) (slot, p int, ok bool) {
+	if kb != nil {
+		return t.findBytes(kb, h)
+	}
+	return t.find(key, h)
 }
 
 // own lets writes change every block in place: no snapshot is being read.
