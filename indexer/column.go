@@ -1,6 +1,9 @@
 package indexer
 
-import "slices"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // blockBits sets the number of entries per block (128), and dirBits the
 // number of blocks per directory (64). A write after a snapshot copies the
@@ -58,11 +61,20 @@ type dir[E any] struct {
 // read it: each carries the epoch in which it was allocated, and the
 // column copies it before a write whose stamp does not own that epoch
 // (copy-on-write).
+//
+// Lister.Get reads the object column without the lock (see lockfree.go):
+// it loads the array of directories from shared, and directory, block and
+// (with atomicItems) item pointers atomically, so writers store them
+// atomically too.
 type column[E any] struct {
 	dirs    []*dir[E]
+	shared  atomic.Pointer[[]*dir[E]] // dirs, as lock-free readers see it
 	nblocks int
 	// epoch is the epoch in which the dirs backing array was allocated.
 	epoch uint64
+	// atomicItems makes set store items atomically. E must then be a
+	// pointer type.
+	atomicItems bool
 }
 
 // blockAt returns the items of the block that holds item i.
@@ -83,8 +95,39 @@ func (c *column[E]) set(i int, v E, st stamp) (old E) {
 		b = c.copyBlock(i>>blockBits, st)
 	}
 	p := &b.items[i&blockMask]
-	old, *p = *p, v
+	old = *p
+	if c.atomicItems {
+		storeItem(p, v)
+	} else {
+		*p = v
+	}
 	return old
+}
+
+// load returns item i, loading it without the lock: it is for lock-free
+// readers of a column with atomicItems. ok is false if the column has no
+// block for item i, which may be stale.
+func (c *column[E]) load(i int) (item E, ok bool) {
+	dirs := c.shared.Load()
+	if dirs == nil || i < 0 || i>>dirShift >= len(*dirs) {
+		return item, false
+	}
+	d := loadPtr(&(*dirs)[i>>dirShift])
+	if d == nil {
+		return item, false
+	}
+	b := loadPtr(&d.blocks[(i>>blockBits)&dirMask])
+	if b == nil {
+		return item, false
+	}
+	return loadItem(&b.items[i&blockMask]), true
+}
+
+// publish makes the current array of directories the one lock-free
+// readers load.
+func (c *column[E]) publish() {
+	dirs := c.dirs
+	c.shared.Store(&dirs)
 }
 
 // copyBlock replaces block bi with a copy and returns the copy.
@@ -92,7 +135,7 @@ func (c *column[E]) copyBlock(bi int, st stamp) *block[E] {
 	d := c.writableDir(bi>>dirBits, st)
 	cp := *d.blocks[bi&dirMask]
 	cp.epoch = st.now
-	d.blocks[bi&dirMask] = &cp
+	storePtr(&d.blocks[bi&dirMask], &cp)
 	return &cp
 }
 
@@ -105,7 +148,7 @@ func (c *column[E]) writableDir(di int, st stamp) *dir[E] {
 		cp := *d
 		cp.epoch = st.now
 		d = &cp
-		c.dirs[di] = d
+		storePtr(&c.dirs[di], d)
 	}
 	return d
 }
@@ -115,6 +158,7 @@ func (c *column[E]) own(st stamp) {
 	if !st.owns(c.epoch) {
 		c.dirs = slices.Clone(c.dirs)
 		c.epoch = st.now
+		c.publish()
 	}
 }
 
@@ -129,9 +173,10 @@ func (c *column[E]) grow(st stamp) {
 		if grown {
 			c.epoch = st.now
 		}
+		c.publish()
 	}
 	d := c.writableDir(c.nblocks>>dirBits, st)
-	d.blocks[c.nblocks&dirMask] = &block[E]{epoch: st.now}
+	storePtr(&d.blocks[c.nblocks&dirMask], &block[E]{epoch: st.now})
 	c.nblocks++
 }
 
@@ -139,10 +184,16 @@ func (c *column[E]) grow(st stamp) {
 func (c *column[E]) truncate(keep int, st stamp) {
 	ndirs := (keep + dirMask) >> dirBits
 	c.own(st)
-	clear(c.dirs[ndirs:])
+	for i := range c.dirs[ndirs:] {
+		storePtr(&c.dirs[ndirs+i], nil)
+	}
 	c.dirs = c.dirs[:ndirs]
+	c.publish()
 	if keep&dirMask != 0 {
-		clear(c.writableDir(ndirs-1, st).blocks[keep&dirMask:])
+		d := c.writableDir(ndirs-1, st)
+		for j := keep & dirMask; j < dirLen; j++ {
+			storePtr(&d.blocks[j], nil)
+		}
 	}
 	c.nblocks = keep
 }

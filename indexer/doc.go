@@ -60,6 +60,10 @@
 // nothing.
 // GetByKey, ByIndex and Index hold the read lock while they look up their
 // objects, ByIndex and Index for time proportional to the number of matches.
+// Lister.Get and NamespaceLister.Get take no lock when T is a pointer type
+// (as Kubernetes objects are): they never wait for writers, and writers
+// never wait for them; a Get that overlaps an update of its object returns
+// the old object or the new one.
 //
 // # Differences from client-go
 //

@@ -20,7 +20,7 @@ func (x *Indexer[T]) CheckInvariants() error {
 	indices := make([]map[string][]string, len(x.indices))
 	var err error
 	for i := range x.indices {
-		if indices[i], err = checkIndex(&x.indices[i], &t); err != nil {
+		if indices[i], err = checkIndex(&x.indices[i], t); err != nil {
 			err = fmt.Errorf("index %d: %v", i, err)
 			break
 		}

@@ -3,6 +3,7 @@ package indexer
 import (
 	"fmt"
 	"hash/maphash"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -50,7 +51,15 @@ type Indexer[T any] struct {
 	sharedIn atomic.Uint64
 
 	mu sync.RWMutex
-	t  table[T] // guarded by mu
+	t  *table[T] // guarded by mu
+	// live is t, for Lister.Get's lock-free reads (see lockfree.go), and
+	// moves is odd while a delete moves entries: a lock-free read that saw
+	// it change retries.
+	live  atomic.Pointer[table[T]]
+	moves atomic.Uint64
+	// lockFree is set if T is a pointer type, whose values can be loaded
+	// atomically: then Lister.Get reads without the lock.
+	lockFree bool
 	// indices[i] holds index i of indexes; guarded by mu.
 	indices []index
 	// writesHeld is set, under mu, while AddIndexers indexes the stored
@@ -71,7 +80,10 @@ func New[T any](keyFunc keys.Func[T], indexers Indexers[T]) *Indexer[T] {
 		panic(err.Error())
 	}
 	seed := maphash.MakeSeed()
-	x := &Indexer[T]{keyFunc: keyFunc, objectKeys: isKeysOf(keyFunc), seed: seed, t: newTable[T](0, seed)}
+	lockFree := reflect.TypeFor[T]().Kind() == reflect.Pointer
+	x := &Indexer[T]{keyFunc: keyFunc, objectKeys: isKeysOf(keyFunc), seed: seed, lockFree: lockFree}
+	x.t = newTable[T](0, seed, lockFree)
+	x.live.Store(x.t)
 	x.writesResumed.L = &x.mu
 	set := new(indexSet[T]).with(indexers)
 	x.indexes.Store(set)

@@ -28,8 +28,15 @@ type table[T any] struct {
 	epoch, floor uint64
 }
 
-func newTable[T any](size int, seed maphash.Seed) table[T] {
-	return table[T]{pos: newPositions(size), seed: seed}
+// newTable returns an empty table with room for size entries. Its objects
+// are stored atomically if atomicObjs is set (see column.atomicItems).
+func newTable[T any](size int, seed maphash.Seed, atomicObjs bool) *table[T] {
+	t := &table[T]{seed: seed}
+	t.pos.init(size)
+	t.keys.publish()
+	t.objs.publish()
+	t.objs.atomicItems = atomicObjs
+	return t
 }
 
 // key returns the key of the entry at position i.

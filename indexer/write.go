@@ -109,7 +109,9 @@ func (x *Indexer[T]) deleteKey(key string, kb []byte, h uint32) (old T, existed 
 		return old, false
 	}
 	x.beginLocked()
+	x.moves.Add(1)
 	old, last := x.t.delete(i, p)
+	x.moves.Add(1)
 	for j := range x.indices {
 		x.indices[j].delete(int32(p), int32(last))
 	}
@@ -122,7 +124,7 @@ func (x *Indexer[T]) deleteKey(key string, kb []byte, h uint32) (old T, existed 
 // key function or an IndexFunc fails, Replace returns the error and changes
 // nothing.
 func (x *Indexer[T]) Replace(objs []T) error {
-	t := newTable[T](len(objs), x.seed)
+	t := newTable[T](len(objs), x.seed, x.lockFree)
 	for _, obj := range objs {
 		key, err := x.key(obj)
 		if err != nil {
@@ -153,6 +155,7 @@ func (x *Indexer[T]) Replace(objs []T) error {
 	t.keys.adopt(t.epoch)
 	t.objs.adopt(t.epoch)
 	x.t = t
+	x.live.Store(t)
 	x.indices = indices
 	return nil
 }
