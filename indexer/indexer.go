@@ -45,10 +45,9 @@ type Indexer[T any] struct {
 	// mu, together with indices.
 	indexes atomic.Pointer[indexSet[T]]
 
-	// readers counts the snapshots being read, and sharedIn is one more
-	// than the last epoch of t in which a snapshot was taken; see view.go.
-	readers  atomic.Int64
-	sharedIn atomic.Uint64
+	// views publishes snapshots of t and counts their readers; see
+	// view.go.
+	views[T]
 
 	mu sync.RWMutex
 	t  *table[T] // guarded by mu
@@ -84,6 +83,7 @@ func New[T any](keyFunc keys.Func[T], indexers Indexers[T]) *Indexer[T] {
 	x := &Indexer[T]{keyFunc: keyFunc, objectKeys: isKeysOf(keyFunc), seed: seed, lockFree: lockFree}
 	x.t = newTable[T](0, seed, lockFree)
 	x.live.Store(x.t)
+	x.view.Store(&view[T]{})
 	x.writesResumed.L = &x.mu
 	set := new(indexSet[T]).with(indexers)
 	x.indexes.Store(set)

@@ -40,8 +40,8 @@ func (x *Indexer[T]) Len() int {
 }
 
 // List returns the stored objects, in no particular order. It copies a
-// snapshot: the read lock is held only to take the snapshot, in constant
-// time, and writers proceed while List fills the slice.
+// snapshot, taken without the lock in constant time, and writers proceed
+// while List fills the slice.
 func (x *Indexer[T]) List() []T {
 	s := x.snapshot()
 	out := make([]T, s.n)

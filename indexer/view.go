@@ -1,36 +1,54 @@
 package indexer
 
+import (
+	"runtime"
+	"sync/atomic"
+)
+
+// view is the snapshot of the table published by the last write, so that
+// List, ListKeys, All and Keys take a snapshot without the lock and
+// writers never wait for them.
+type view[T any] struct {
+	snapshot[T]
+}
+
 // Snapshots share the table's blocks, and writers copy a block before
 // changing it only while a snapshot that may read it is still being read
-// (copy-on-write). Two atomics tell writers when that is:
+// (copy-on-write). Three atomics of the Indexer tell writers when that is:
 //
-//   - Indexer.readers counts the snapshots being read: a reader adds one
-//     when it takes a snapshot and subtracts it when it is done, so that
-//     a write after the last listing ended changes every block in place,
-//     allocating nothing, however many listings ran before it.
-//   - Indexer.sharedIn is one more than the last epoch in which a snapshot
-//     was taken (0 if none was). A write that finds a snapshot of its own
-//     epoch still being read opens a new epoch, in which everything
-//     allocated before is copied before it is changed.
+//   - readers counts the snapshots being read: a reader adds one when it
+//     takes a snapshot and subtracts it when it is done, so that a write
+//     after the last listing ended changes every block in place, allocating
+//     nothing, however many listings ran before it.
+//   - taken counts the snapshots ever taken. A write that finds snapshots
+//     being read, some of them taken since the current epoch began, opens a
+//     new epoch, in which everything allocated before is copied before it
+//     is changed.
+//   - writing is set while a write changes the table.
 //
-// Readers take a snapshot under the read lock, which they hold for
-// constant time; writers read both atomics under the write lock, so a
-// writer sees every snapshot taken before it and none is taken while it
-// writes.
+// Readers and writers agree in the manner of Dekker's algorithm: a reader
+// counts itself in readers and taken and then checks writing; a writer sets
+// writing and then reads readers and taken. Both are sequentially
+// consistent, so at least one sees the other: either the writer counts the
+// reader (and copies what it changes, and publishes a new view rather than
+// rewrite the one the reader loads), or the reader sees the write under way
+// and waits for the view it publishes. A reader takes no lock and
+// allocates nothing; it waits only while a write, which runs no user code,
+// is under way.
 
 // snapshot returns a view of the current entries that stays valid, and
 // unchanged, until the caller calls release, which it must do once it no
-// longer reads the view. It holds the read lock for constant time and does
-// not allocate.
-func (x *Indexer[T]) snapshot() (s snapshot[T]) {
-	x.mu.RLock()
-	x.readers.Add(1)
-	if shared := x.t.epoch + 1; x.sharedIn.Load() != shared {
-		x.sharedIn.Store(shared)
+// longer reads the view.
+func (x *Indexer[T]) snapshot() snapshot[T] {
+	for {
+		x.readers.Add(1)
+		x.taken.Add(1)
+		if !x.writing.Load() {
+			return x.view.Load().snapshot
+		}
+		x.readers.Add(-1)
+		runtime.Gosched()
 	}
-	s = x.t.snapshot()
-	x.mu.RUnlock()
-	return s
 }
 
 // release ends a snapshot taken by snapshot.
@@ -39,13 +57,42 @@ func (x *Indexer[T]) release() {
 }
 
 // beginLocked starts a write under the write lock: with no snapshot being
-// read, every block may be changed in place; otherwise, if a snapshot of
-// the current epoch is being read, a new epoch begins.
-func (x *Indexer[T]) beginLocked() {
-	switch {
+// read, every block may be changed in place; otherwise, if a snapshot was
+// taken since the current epoch began, a new epoch begins. It reports
+// whether snapshots are being read, for endLocked. Every beginLocked must
+// be followed by endLocked.
+func (x *Indexer[T]) beginLocked() (read bool) {
+	x.writing.Store(true)
+	switch taken := x.taken.Load(); {
 	case x.readers.Load() == 0:
 		x.t.own()
-	case x.sharedIn.Load() == x.t.epoch+1:
+		return false
+	case taken != x.takenInEpoch:
 		x.t.share()
+		x.takenInEpoch = taken
 	}
+	return true
+}
+
+// endLocked publishes the table as the write left it: in the published
+// view itself if no snapshot was being read when the write began (no
+// reader can have loaded it since), in a new one otherwise.
+func (x *Indexer[T]) endLocked(read bool) {
+	if read {
+		x.view.Store(&view[T]{snapshot: x.t.snapshot()})
+	} else {
+		x.view.Load().snapshot = x.t.snapshot()
+	}
+	x.writing.Store(false)
+}
+
+// views holds the atomics of the snapshot protocol; see above.
+type views[T any] struct {
+	view    atomic.Pointer[view[T]]
+	readers atomic.Int64
+	taken   atomic.Uint64
+	writing atomic.Bool
+	// takenInEpoch is taken as the write that began the current epoch saw
+	// it; guarded by the Indexer's write lock.
+	takenInEpoch uint64
 }

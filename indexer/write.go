@@ -75,7 +75,7 @@ func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed
 			return old, false, failed.of(keyString(key, kb))
 		}
 	}
-	x.beginLocked()
+	read := x.beginLocked()
 	if _, p, ok := x.t.lookup(key, kb, h); ok {
 		old, existed = x.t.set(p, obj), true
 		for i := range x.indices {
@@ -87,6 +87,7 @@ func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed
 			x.indices[i].insert(int32(p), vals[i])
 		}
 	}
+	x.endLocked(read)
 	x.mu.Unlock()
 	return old, existed, nil
 }
@@ -108,13 +109,14 @@ func (x *Indexer[T]) deleteKey(key string, kb []byte, h uint32) (old T, existed 
 	if !ok {
 		return old, false
 	}
-	x.beginLocked()
+	read := x.beginLocked()
 	x.moves.Add(1)
 	old, last := x.t.delete(i, p)
 	x.moves.Add(1)
 	for j := range x.indices {
 		x.indices[j].delete(int32(p), int32(last))
 	}
+	x.endLocked(read)
 	return old, true
 }
 
@@ -150,13 +152,14 @@ func (x *Indexer[T]) Replace(objs []T) error {
 		x.mu.Unlock()
 	}
 	defer x.mu.Unlock()
-	x.beginLocked()
+	read := x.beginLocked()
 	t.epoch, t.floor = x.t.epoch, x.t.floor
 	t.keys.adopt(t.epoch)
 	t.objs.adopt(t.epoch)
 	x.t = t
 	x.live.Store(t)
 	x.indices = indices
+	x.endLocked(read)
 	return nil
 }
 
