@@ -59,8 +59,23 @@ type chanWatch struct {
 	ch chan reflector.Event[*benchObj]
 }
 
-func (w chanWatch) Events() <-chan reflector.Event[*benchObj] { return w.ch }
-func (w chanWatch) Stop()                                     {}
+// Next takes the next event sent, as a source reading a network stream
+// would: at once when one is ready, otherwise waiting for it or for ctx.
+func (w chanWatch) Next(ctx context.Context) (reflector.Event[*benchObj], error) {
+	select {
+	case ev := <-w.ch:
+		return ev, nil
+	default:
+	}
+	select {
+	case ev := <-w.ch:
+		return ev, nil
+	case <-ctx.Done():
+		return reflector.Event[*benchObj]{}, ctx.Err()
+	}
+}
+
+func (w chanWatch) Stop() {}
 
 // benchObjects returns n objects in one namespace, and versions more
 // states of each with distinct resource versions, so that updates are

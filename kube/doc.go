@@ -35,29 +35,29 @@
 //
 // Errors. A resource version the server no longer has (HTTP 410 Gone, an
 // expired continue token) or does not have yet (the ResourceVersionTooLarge
-// cause) wraps reflector.ErrExpired, in the error of List or Watch or in an
-// Error event, so the reflector relists. Every other failure (429, 5xx,
-// connection refused, a watch.Error status) is returned or sent as it is,
-// wrapped with the operation and type, so the reflector backs off; the
-// client-go error stays reachable with errors.As and the apierrors
-// predicates. A watch event whose object is not a T (or a bookmark without
-// object metadata) becomes an Error event wrapping ErrUnexpectedObject. An
-// Error event always ends the watch.
+// cause) wraps reflector.ErrExpired, in the error of List, Watch or the
+// watch's Next, so the reflector relists. Every other failure (429, 5xx,
+// connection refused, a watch.Error status) is returned as it is, wrapped
+// with the operation and type, so the reflector backs off; the client-go
+// error stays reachable with errors.As and the apierrors predicates. A
+// watch event whose object is not a T (or a bookmark without object
+// metadata) fails the watch with an error wrapping ErrUnexpectedObject. A
+// failure always ends the watch.
 //
 // # Concurrency
 //
 // A ListerWatcher is safe for simultaneous use by multiple goroutines, as
-// the client-go clients are. Each Watch runs one goroutine that reads the
-// client's stream, converts events and forwards them on an unbuffered
-// channel; it exits, stopping the client's watch and closing the channel,
-// when the stream ends, after an Error event, on Stop, or when the
-// context passed to Watch ends.
+// the client-go clients are. A watch starts no goroutine: its Next receives
+// the client's next event on the reader's goroutine and converts it, so an
+// event goes from the goroutine of client-go that decoded it straight to
+// the reflector. The client's watch is stopped when the stream fails, on
+// Stop, or when the context passed to Watch ends.
 //
 // # Differences from client-go
 //
 //   - Typed: the source yields T and checks every watch event's type;
 //     client-go's reflector drops an event of the wrong type with a log
-//     line, here it is an Error event the reflector reports.
+//     line, here it is a watch failure the reflector reports.
 //   - List items are moved out of the list as client-go's reflector does
 //     (meta.ExtractListWithAlloc), found by reflection once per source.
 //   - Streaming lists are a declared capability, on by default as in

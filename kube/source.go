@@ -151,8 +151,10 @@ func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptio
 //
 // The watch ends when ctx ends, on Stop, when the server closes the stream
 // (at opts.Timeout, rounded up to whole seconds, or its own timeout), or
-// after an Error event, which wraps reflector.ErrExpired for a resource
-// version the server no longer has.
+// with the error of a watch.Error event, which wraps reflector.ErrExpired
+// for a resource version the server no longer has. It has no goroutine of
+// its own: each event goes from the client's decoding goroutine to the
+// reader's Next.
 func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOptions) (reflector.Watch[T], error) {
 	lo := s.selectors()
 	lo.ResourceVersion = opts.ResourceVersion
@@ -169,7 +171,7 @@ func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOpt
 	if err != nil {
 		return nil, mapError("watch", s.name, err)
 	}
-	return startWatch[T](ctx, w, s.name), nil
+	return newWatcher[T](ctx, w, s.name), nil
 }
 
 func (s *ListerWatcher[T, L]) selectors() metav1.ListOptions {

@@ -39,9 +39,9 @@
 //
 // Watches. The source keeps the last Options.HistorySize writes. A watch
 // from a version within them replays the writes after it and follows new
-// ones; from an older version (or after Compact) its stream is a single
-// Error event wrapping reflector.ErrExpired, as from the API server's watch
-// cache, and the reflector relists. "" and "0" start with an Added event
+// ones; from an older version (or after Compact) its stream fails at once
+// with an error wrapping reflector.ErrExpired, as from the API server's
+// watch cache, and the reflector relists. "" and "0" start with an Added event
 // per current object; SendInitialEvents does too, then marks the end with
 // a Bookmark whose InitialEventsEnd is set. Periodic bookmarks carry the
 // current version. Watch documents each case.

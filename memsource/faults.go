@@ -30,7 +30,8 @@ type Faults struct {
 	// ErrInjected. Set it to reflector.ErrExpired to simulate a 410.
 	Err error
 	// ExpireWatches is the number of coming Watch calls whose stream, from
-	// any version, is a single Error event wrapping reflector.ErrExpired.
+	// any version, fails at once with an error wrapping
+	// reflector.ErrExpired.
 	ExpireWatches int
 	// ListDelay delays every List answer; WatchDelay delays every Watch
 	// start. Both wait on a timer and give up when the call's context ends,

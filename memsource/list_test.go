@@ -300,7 +300,8 @@ func TestPaginationConsistentUnderWrites(t *testing.T) {
 		cur[it.Name] = it.Value
 	}
 	stateAt[base.ResourceVersion] = maps.Clone(cur)
-	for ev := range w.Events() {
+	for {
+		ev := next(t, w)
 		switch ev.Type {
 		case reflector.Added, reflector.Modified:
 			cur[ev.Object.Name] = ev.Object.Value

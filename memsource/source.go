@@ -19,9 +19,9 @@ const (
 	DefaultBookmarkInterval = time.Minute
 )
 
-// eventBuffer is the capacity of a watch's Events channel, and the most
-// history records a watch copies out per lock acquisition.
-const eventBuffer = 64
+// watchBatch is the most history records a watch copies out per lock
+// acquisition.
+const watchBatch = 64
 
 // Options are the optional settings of a Source. The zero value is a source
 // with every capability, a history of DefaultHistorySize writes, bookmarks

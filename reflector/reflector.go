@@ -116,26 +116,22 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 	defer r.running.Store(false)
 	r.log.DebugContext(ctx, "starting", "capabilities", r.caps, "streamingList", r.streaming, "resyncPeriod", r.resyncPeriod)
 	for ctx.Err() == nil {
-		err := r.listAndWatch(ctx)
-		if ctx.Err() != nil {
-			break
+		next := r.listAndWatch(ctx)
+		if ctx.Err() != nil || !next.afterBackoff {
+			continue
 		}
-		if err == nil {
-			continue // relist at once
-		}
-		r.report(ctx, err)
+		r.report(ctx, next.cause)
 		sleep(ctx, r.backoff.delay(time.Now(), r.rand))
 	}
 	r.log.DebugContext(ctx, "stopped", "resourceVersion", r.LastSyncResourceVersion())
 }
 
-// listAndWatch fills the store and then watches until a relist is needed.
-// It returns nil to relist at once, or the error to report before relisting
-// after a backoff.
-func (r *Reflector[T]) listAndWatch(ctx context.Context) error {
+// listAndWatch fills the store and then watches until a relist is needed,
+// and says how to relist.
+func (r *Reflector[T]) listAndWatch(ctx context.Context) relist {
 	w, err := r.sync(ctx)
 	if err != nil {
-		return err
+		return relistAfter(err)
 	}
 	return r.watch(ctx, w)
 }

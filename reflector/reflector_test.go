@@ -283,7 +283,7 @@ func TestFailures(t *testing.T) {
 			wantRV:   "10",
 		},
 		{
-			name:    "an Error event is retried as a watch from the last version after a backoff",
+			name:    "a failed stream is retried as a watch from the last version after a backoff",
 			lists:   []listReply{list("10", "a")},
 			watches: []watchReply{openWatch(added("c", "11"), errorEvent(errBoom))},
 			run:     2 * time.Second,

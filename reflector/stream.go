@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -47,31 +48,22 @@ func (r *Reflector[T]) streamList(ctx context.Context) (Watch[T], []T, string, e
 	return w, items, endRV, nil
 }
 
-// collect gathers the initial events of w.
+// collect gathers the initial events of w, giving up after timeout.
 func (r *Reflector[T]) collect(ctx context.Context, w Watch[T], timeout time.Duration) ([]T, string, error) {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
 	var c collector[T]
-	rx := receiver[T]{events: w.Events()}
 	for {
-		ev, ok, got := rx.ready()
-		if !got {
-			if err := ctx.Err(); err != nil { // before a select that may pick an event
-				return nil, "", err
-			}
-			select {
-			case <-ctx.Done():
-				return nil, "", ctx.Err()
-			case <-deadline.C:
-				return nil, "", fmt.Errorf("reflector: no end of the initial events after %v", timeout)
-			case ev, ok = <-rx.events:
-			}
-		}
+		ev, err := w.Next(wctx)
 		switch {
-		case !ok:
+		case ctx.Err() != nil:
+			return nil, "", ctx.Err()
+		case wctx.Err() != nil:
+			return nil, "", fmt.Errorf("reflector: no end of the initial events after %v", timeout)
+		case err == io.EOF:
 			return nil, "", errStreamClosed
-		case ev.Type == Error:
-			return nil, "", eventError(ev)
+		case err != nil:
+			return nil, "", err
 		case ev.Type == Bookmark && ev.InitialEventsEnd:
 			if ev.ResourceVersion == "" {
 				return nil, "", fmt.Errorf("%w: end of initial events without a resource version", ErrMalformed)

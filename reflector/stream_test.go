@@ -212,20 +212,6 @@ func TestMalformed(t *testing.T) {
 			wantRV:   "10",
 		},
 		{
-			name:    "an Error event without an error is a failure",
-			lists:   []listReply{list("10", "a")},
-			watches: []watchReply{openWatch(errorEvent(nil))},
-			run:     2 * time.Second,
-			wantCalls: []string{
-				`List(rv="0" limit=0 continue="")`,
-				`Watch(rv="10")`,
-				`Watch(rv="10")`,
-			},
-			wantOps:  []string{"Replace [a@10]@10"},
-			wantErrs: []error{reflector.ErrMalformed},
-			wantRV:   "10",
-		},
-		{
 			name:    "malformed initial events of a stream are skipped",
 			caps:    streaming,
 			watches: []watchReply{openWatch(added("a", "1"), event{Type: reflector.Added}, endBookmark("5"))},
