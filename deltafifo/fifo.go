@@ -125,11 +125,6 @@ type DeltaFIFO[T any] struct {
 	// and have not been processed yet.
 	initialLeft int
 	closed      bool
-	// handing reports whether a Handoff is processing handedDelta, of key
-	// handed; no Pop or PopBatch takes anything meanwhile.
-	handing     bool
-	handed      string
-	handedDelta Delta[T]
 
 	batches []*batch[T] // reusable PopBatch buffers
 	// wake is the registration that woke the last popper waiting with a
@@ -169,21 +164,20 @@ func New[T any](keyFunc keys.Func[T], opts Options[T]) *DeltaFIFO[T] {
 }
 
 // Add records that obj was added.
-func (f *DeltaFIFO[T]) Add(obj T) error { return f.record(Added, obj, nil) }
+func (f *DeltaFIFO[T]) Add(obj T) error { return f.record(Added, obj) }
 
 // Update records that obj was updated.
-func (f *DeltaFIFO[T]) Update(obj T) error { return f.record(Updated, obj, nil) }
+func (f *DeltaFIFO[T]) Update(obj T) error { return f.record(Updated, obj) }
 
 // Delete records that obj was deleted; obj is its last state. The deletion
 // is dropped when its key has no deltas in the FIFO (queued or being
 // processed) and is not in KnownObjects: there is nothing to delete. If the
 // key's newest delta is already a deletion, the two collapse into one.
-func (f *DeltaFIFO[T]) Delete(obj T) error { return f.record(Deleted, obj, nil) }
+func (f *DeltaFIFO[T]) Delete(obj T) error { return f.record(Deleted, obj) }
 
 // record computes obj's key and transforms it outside the lock, then queues
-// a delta of type t, or, if process is not nil and the FIFO is idle, hands
-// the delta to process (see Handoff).
-func (f *DeltaFIFO[T]) record(t DeltaType, obj T, process func(key string, d Delta[T]) error) error {
+// a delta of type t.
+func (f *DeltaFIFO[T]) record(t DeltaType, obj T) error {
 	key, obj, err := f.prepare(obj)
 	if err != nil {
 		return err
@@ -195,15 +189,8 @@ func (f *DeltaFIFO[T]) record(t DeltaType, obj T, process func(key string, d Del
 		return ErrClosed
 	}
 	f.populated = true
-	switch {
-	case t == Deleted && !f.hasKeyLocked(key):
-		// Nothing to delete: dropped.
-	case process == nil || f.ready.Len() > 0 || f.inflight > 0 || f.handing:
+	if t != Deleted || f.hasKeyLocked(key) { // else nothing to delete: dropped
 		f.addLocked(key, d)
-	default:
-		f.handing, f.handed, f.handedDelta = true, key, d
-		f.mu.Unlock()
-		return f.handOff(key, d, process)
 	}
 	f.mu.Unlock()
 	return nil
@@ -236,12 +223,9 @@ func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
 	return ok
 }
 
-// pendingLocked reports whether key has deltas in the FIFO: queued, parked,
-// in flight or handed off. Requires f.mu held.
+// pendingLocked reports whether key has deltas in the FIFO: queued, parked
+// or in flight. Requires f.mu held.
 func (f *DeltaFIFO[T]) pendingLocked(key string) bool {
-	if f.handing && key == f.handed {
-		return true
-	}
 	i, ok := f.lookupLocked(key, f.index.hash(key))
 	// Without idle slots, no need to read the slot (a likely cache miss).
 	return ok && (f.slots.idle == 0 || f.slots.at(i).state != slotIdle)
@@ -350,6 +334,20 @@ func (f *DeltaFIFO[T]) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.ready.Len() + f.parked
+}
+
+// Idle reports whether the FIFO holds no delta: none waiting to be popped
+// and none being processed. Only a producer's Add, Update, Delete, Replace
+// or Resync, or a processor's requeue, ends idleness; Pop and PopBatch
+// never do. So a FIFO fed by one goroutine, whose processor never
+// requeues, stays idle until that goroutine records something: that
+// goroutine may then apply a change to the consumer's state itself,
+// knowing that no earlier delta is still on its way (the informer does so
+// with watch events).
+func (f *DeltaFIFO[T]) Idle() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ready.Len() == 0 && f.inflight == 0
 }
 
 // ListKeys returns the keys that have deltas waiting to be popped: first the

@@ -117,26 +117,6 @@ func (m *model) record(t deltafifo.DeltaType, obj thing) error {
 	return nil
 }
 
-// handoff is record for Handoff: it returns the delta to hand to the
-// processor when the FIFO is idle (nothing ready or in flight), after
-// which handed must be called.
-func (m *model) handoff(t deltafifo.DeltaType, obj thing) (deltafifo.Delta[thing], bool, error) {
-	obj, err := m.in(obj)
-	if err != nil || m.closed || len(m.order) > 0 || len(m.inflight) > 0 ||
-		(t == deltafifo.Deleted && !m.hasDeltas(obj.Name) && !m.isKnown(obj.Name)) {
-		return deltafifo.Delta[thing]{}, false, m.record(t, obj)
-	}
-	m.populated = true
-	return deltafifo.Delta[thing]{Type: t, Object: obj}, true, nil
-}
-
-// handed ends a handoff of d; with requeue, d is queued again.
-func (m *model) handed(d deltafifo.Delta[thing], requeue bool) {
-	if requeue {
-		m.add(d.Object.Name, d)
-	}
-}
-
 func (m *model) replace(list []thing) error {
 	objs := make([]thing, len(list))
 	for i, o := range list {
@@ -267,3 +247,6 @@ func (m *model) hasSynced() bool {
 }
 
 func (m *model) len() int { return len(m.order) + len(m.parked) }
+
+// idle reports whether no key is queued or in flight.
+func (m *model) idle() bool { return len(m.order) == 0 && len(m.inflight) == 0 }

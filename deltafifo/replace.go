@@ -59,10 +59,6 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 		}
 	}
 
-	if f.handing {
-		f.inferHandedDeletionLocked(first)
-	}
-
 	// Known keys with nothing in the FIFO and not in the list. A cache
 	// filled from an earlier list usually yields its keys in the order of
 	// this one, give or take an object created or deleted since; such keys
@@ -102,21 +98,6 @@ func (f *DeltaFIFO[T]) inferDeletionLocked(i int32, first bool) {
 		newest = p[len(p)-1]
 	}
 	j := f.appendLocked(i, Delta[T]{Type: Deleted, Object: newest.Object, Inferred: true})
-	f.markInitialLocked(j, first)
-}
-
-// inferHandedDeletionLocked queues an inferred deletion for the key of the
-// delta a Handoff is processing, unless the current Replace listed it or
-// the delta is a deletion itself. Requires f.mu held and a Handoff under
-// way.
-func (f *DeltaFIFO[T]) inferHandedDeletionLocked(first bool) {
-	if f.handedDelta.Type == Deleted {
-		return
-	}
-	if i, ok := f.lookupLocked(f.handed, f.index.hash(f.handed)); ok && f.slots.at(i).listed == f.gen {
-		return
-	}
-	_, j := f.addLocked(f.handed, Delta[T]{Type: Deleted, Object: f.handedDelta.Object, Inferred: true})
 	f.markInitialLocked(j, first)
 }
 

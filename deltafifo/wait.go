@@ -26,9 +26,8 @@ type wakeup struct {
 	waiting int             // number of poppers waiting on it
 }
 
-// waitLocked waits until a key is ready and no Handoff is under way. It
-// returns ctx.Err() if ctx is done, and ErrClosed if the FIFO is closed
-// with no key ready. Requires f.mu held; f.mu is released while waiting.
+// waitLocked waits until a key is ready. It returns ctx.Err() if ctx is
+// done, and ErrClosed if the FIFO is closed with no key ready. Requires f.mu held; f.mu is released while waiting.
 func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
 	var w *wakeup
 	for {
@@ -39,13 +38,11 @@ func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
 			f.endWaitLocked(w)
 			return err
 		}
-		// Nothing is taken while a Handoff is under way: the keys recorded
-		// meanwhile come after the handed-off delta.
-		if f.ready.Len() > 0 && !f.handing {
+		if f.ready.Len() > 0 {
 			f.endWaitLocked(w)
 			return nil
 		}
-		if f.closed && !f.handing {
+		if f.closed {
 			f.endWaitLocked(w)
 			return ErrClosed
 		}

@@ -108,8 +108,8 @@ func convergence(t *testing.T, seed uint64) {
 
 // TestConvergenceOneHandler is TestConvergenceUnderFaults for an informer
 // with one unbounded handler, whose reflector applies most watch events
-// itself (DeltaFIFO.Handoff) while relists and resyncs go through the
-// processing goroutine.
+// itself (see route) while relists and resyncs go through the processing
+// goroutine.
 func TestConvergenceOneHandler(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {

@@ -22,9 +22,9 @@
 // notifications to every handler. When the informer has synced and has
 // at most one handler, unbounded or bounded with Coalesce, the reflector's
 // goroutine applies a watch event and notifies the handler itself whenever
-// the processing goroutine has nothing to do (deltafifo.DeltaFIFO.Handoff):
-// an event then reaches its handler with one goroutine wakeup instead of
-// two. What handlers are told is the same either way:
+// the FIFO is idle and the processing goroutine has nothing to do: an
+// event then reaches its handler with one goroutine wakeup instead of two.
+// What handlers are told is the same either way:
 //
 //   - an object new to the cache: OnAdd(obj, inInitialList), where
 //     inInitialList is set during the first list;
@@ -116,8 +116,8 @@
 // goroutine takes the whole buffer at once and gives its segments back
 // for reuse (up to 640 KB of them, fewer once the stream slows down). An
 // event about an object the cache holds usually allocates nothing of its
-// own: with the default key function its key is the string the cache already has
-// (indexer.Indexer.StoredKey), unless the cache is being written at that
+// own: with the default key function its key is the string the cache
+// already has (indexer.KeyFunc), unless the cache is being written at that
 // instant. A new object's key is one allocation, and
 // index functions allocate what they allocate (NamespaceIndexFunc: nothing,
 // for a namespace in its cache).

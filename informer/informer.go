@@ -33,6 +33,10 @@ type Informer[T keys.Object] struct {
 
 	cache *indexer.Indexer[T]
 	fifo  *deltafifo.DeltaFIFO[T]
+	// fifoKey and transform are the FIFO's key function and transform,
+	// which route applies itself to the watch events it applies.
+	fifoKey   keys.Func[T]
+	transform func(T) (T, error)
 	// newReflector builds the reflector feeding fifo, in Run, once the
 	// resync check period is final.
 	newReflector func(reflector.Options) runner
@@ -88,7 +92,7 @@ func New[T keys.Object](src reflector.ListerWatcher[T], opts Options[T]) *Inform
 	}
 	inf := newInformer(opts)
 	inf.newReflector = func(ro reflector.Options) runner {
-		return reflector.New(src, fifoStore[T]{inf.fifo, inf}, ro)
+		return reflector.New(src, source[T]{inf}, ro)
 	}
 	return inf
 }
@@ -108,7 +112,7 @@ func NewProjected[S, T keys.Object](src reflector.ListerWatcher[S], project func
 	}
 	inf := newInformer(opts)
 	inf.newReflector = func(ro reflector.Options) runner {
-		return reflector.New(src, projectingStore[S, T]{project, fifoStore[T]{inf.fifo, inf}}, ro)
+		return reflector.New(src, projectingStore[S, T]{project, source[T]{inf}}, ro)
 	}
 	return inf
 }
@@ -142,12 +146,12 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 		inf.onError = inf.logError
 	}
 	inf.cache = indexer.New(keyFunc, opts.Indexers)
-	fifoKey := keyFunc
+	inf.fifoKey, inf.transform = keyFunc, opts.Transform
 	if opts.KeyFunc == nil {
 		// Most events are about cached objects: reuse their key strings.
-		fifoKey = indexer.KeyFunc(inf.cache)
+		inf.fifoKey = indexer.KeyFunc(inf.cache)
 	}
-	inf.fifo = deltafifo.New(fifoKey, deltafifo.Options[T]{
+	inf.fifo = deltafifo.New(inf.fifoKey, deltafifo.Options[T]{
 		KnownObjects: inf.cache,
 		Transform:    opts.Transform,
 	})
