@@ -3,7 +3,6 @@ package informer
 import (
 	"context"
 	"errors"
-	"iter"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -203,9 +202,8 @@ func (inf *Informer[T]) LastSyncResourceVersion() string {
 // with another key function, use Cache().GetByKey.
 func (inf *Informer[T]) Lister() indexer.Lister[T] { return indexer.NewLister(inf.cache) }
 
-// Cache returns the read API of the informer's cache: the Indexer's read
-// methods, without its writes.
-func (inf *Informer[T]) Cache() Cache[T] { return inf.cache }
+// Cache returns a read-only view of the informer's cache.
+func (inf *Informer[T]) Cache() Cache[T] { return Cache[T]{inf.cache} }
 
 // AddIndexers adds secondary indexes to the cache, indexing the objects
 // already cached. It fails with ErrStopped once the informer has stopped,
@@ -218,29 +216,4 @@ func (inf *Informer[T]) AddIndexers(indexers indexer.Indexers[T]) error {
 		return ErrStopped
 	}
 	return inf.cache.AddIndexers(indexers)
-}
-
-// Cache is the read-only API of an informer's cache; *indexer.Indexer
-// implements it, and the methods behave as documented there.
-type Cache[T any] interface {
-	// GetByKey returns the object cached under key.
-	GetByKey(key string) (T, bool)
-	// Len returns the number of cached objects.
-	Len() int
-	// List returns a snapshot of the cached objects.
-	List() []T
-	// ListKeys returns a snapshot of the cache's keys.
-	ListKeys() []string
-	// All iterates over a snapshot of the keys and objects.
-	All() iter.Seq2[string, T]
-	// Keys iterates over a snapshot of the keys.
-	Keys() iter.Seq[string]
-	// Index returns the objects sharing an index value with obj.
-	Index(indexName string, obj T) ([]T, error)
-	// ByIndex returns the objects with the given index value.
-	ByIndex(indexName, value string) ([]T, error)
-	// IndexKeys returns the keys of the objects with the given index value.
-	IndexKeys(indexName, value string) ([]string, error)
-	// ListIndexFuncValues returns the values of an index.
-	ListIndexFuncValues(indexName string) ([]string, error)
 }
