@@ -69,17 +69,12 @@ type Options[T any] struct {
 // A DeltaFIFO is safe for simultaneous use by multiple goroutines. Use New
 // to create one.
 //
-// Costs, measured side by side with client-go's DeltaFIFO on the same
-// objects (the bench module's deltafifo benchmarks: 2-core AMD EPYC,
-// ConfigMaps keyed with keys.Of): Add and Update of
-// 10,000 objects into a new FIFO, then Pop of every key, cost about 250 ns
-// per delta, key function included, about a third of client-go's time;
-// and one allocation per delta, the key's, plus 0.004 for the new FIFO's
-// growth (client-go: 6.5). Replace of 100,000 objects into a new FIFO
-// takes about 45 ms and 146 bytes per object (client-go: about five times
-// as long, and 347 bytes per object). Slots live in pages that never move,
-// and keys are indexed by an open-addressing table of 8-byte entries, so
-// that growing copies no slot and rehashes no key.
+// Recording a delta allocates nothing beyond what the key function
+// allocates, once the FIFO has grown to its working size. Slots live in
+// pages that never move, and keys are indexed by an open-addressing table
+// of 8-byte entries, so that growing copies no slot and rehashes no key.
+// The bench module measures the costs against client-go's DeltaFIFO
+// (bench/RESULTS.md).
 //
 // A key's slot is kept after its deltas are processed, so that its next
 // delta finds it without changing the index; the slot is reused for
@@ -89,8 +84,7 @@ type Options[T any] struct {
 // buffers if it has more than twice as many slots as ever held deltas at
 // once between two drains, over the last 256 to 511 drains. A burst, such
 // as a first list, thus gives its memory back when its consumer has caught
-// up: drained after a list of 100,000 objects, a FIFO keeps under 1 byte
-// per object, down from 115. A steady stream keeps what it needs, spikes
+// up. A steady stream keeps what it needs, spikes
 // included, so that its producer does not remake slots and index entries
 // after every drain. A Pop that waits allocates nothing.
 type DeltaFIFO[T any] struct {

@@ -95,14 +95,9 @@
 // The reflector makes no allocation per object: a list's slice goes to
 // Store.Replace as is (pages are joined in one allocation), and a watch
 // event costs one call of the watch's Next and none of the reflector's own
-// timers or selects.
-// BenchmarkInitialSync fills a DeltaFIFO and an Indexer with 100k small
-// objects from a memsource.Source; on a shared 2-core machine the whole
-// pipeline takes 0.6 to 0.9 µs and 190 to 230 bytes per object
-// (unpaginated, paginated or streaming list), where client-go v0.37's
-// reflector, DeltaFIFO and indexer doing the same allocate 1147 bytes per
-// object and take several times as long (the bench module's reflector
-// benchmark measures the list-into-store part side by side).
+// timers or selects. BenchmarkInitialSync measures a whole pipeline from a
+// memsource.Source; the bench module measures the reflector against
+// client-go's (bench/RESULTS.md).
 //
 // # Differences from client-go
 //
