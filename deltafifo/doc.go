@@ -21,8 +21,7 @@
 //     Options.KnownObjects (the consumer's cache) is dropped.
 //   - Two consecutive deletions of a key collapse into one: the older one
 //     stays unless it was inferred. No other deltas are merged.
-//   - Replace(list, rv) appends Replaced (or Sync, with Options.SyncOnReplace)
-//     for every listed object, and one inferred deletion (Delta.Inferred) for
+//   - Replace(list, rv) appends Replaced for every listed object, and one inferred deletion (Delta.Inferred) for
 //     every key that has deltas in the FIFO, or is known, but is missing from
 //     the list. The deletion carries the newest state known of the object:
 //     its newest delta, else the cached object, else the zero value. Listed
@@ -100,7 +99,7 @@
 //     no equivalent.
 //   - Pop and PopBatch take a context; methods that add deltas return
 //     ErrClosed after Close (client-go accepts them).
-//   - Replace records Replaced by default; client-go records Sync unless
+//   - Replace records Replaced; client-go records Sync unless
 //     EmitDeltaTypeReplaced is set, which its informers set.
 //   - HasSynced turns true after the last initial key has been processed;
 //     client-go turns it true when that key is popped, before processing.

@@ -45,12 +45,6 @@ type Options[T any] struct {
 	// and Resync does nothing.
 	KnownObjects KnownObjects[T]
 
-	// SyncOnReplace makes Replace record Sync instead of Replaced for the
-	// listed objects, for consumers that treat a relist like a resync.
-	// The default (false) records Replaced. client-go's DeltaFIFO defaults to
-	// Sync unless EmitDeltaTypeReplaced is set; its informers set it.
-	SyncOnReplace bool
-
 	// Transform, if not nil, is applied once to every object on its way in
 	// (Add, Update, Delete and the objects listed to Replace), before it is
 	// queued; typically it strips fields the consumer never reads, to save
@@ -91,7 +85,6 @@ type DeltaFIFO[T any] struct {
 	keyFunc   keys.Func[T]
 	known     KnownObjects[T]
 	transform func(T) (T, error)
-	listType  DeltaType // what Replace records for listed objects
 
 	mu   sync.Mutex
 	cond sync.Cond // signalled when a key becomes ready, on Close and on ctx cancellation
@@ -145,12 +138,8 @@ func New[T any](keyFunc keys.Func[T], opts Options[T]) *DeltaFIFO[T] {
 		keyFunc:   keyFunc,
 		known:     opts.KnownObjects,
 		transform: opts.Transform,
-		listType:  Replaced,
 		index:     newKeyIndex(),
 		keepSlots: defaultKeepSlots,
-	}
-	if opts.SyncOnReplace {
-		f.listType = Sync
 	}
 	f.slots.init()
 	f.cond.L = &f.mu

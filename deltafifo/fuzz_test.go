@@ -43,7 +43,6 @@ func newHarness(t *testing.T, opts byte) *harness {
 	if opts&1 != 0 {
 		o.KnownObjects, mk = cache, cache
 	}
-	o.SyncOnReplace = opts&2 != 0
 	if opts&4 != 0 {
 		o.Transform = tagTransform
 	}
@@ -57,7 +56,7 @@ func newHarness(t *testing.T, opts byte) *harness {
 		t:     t,
 		ctx:   ctx,
 		f:     f,
-		m:     newModel(mk, o.SyncOnReplace, o.Transform != nil),
+		m:     newModel(mk, o.Transform != nil),
 		cache: cache,
 	}
 }

@@ -16,11 +16,10 @@ type model struct {
 	inflight map[string]*modelEntry // deltas with a processor
 	parked   map[string]*modelEntry // deltas that arrived while in flight
 
-	known         *known // nil when the FIFO has no KnownObjects
-	syncOnReplace bool
-	transform     bool
-	populated     bool
-	closed        bool
+	known     *known // nil when the FIFO has no KnownObjects
+	transform bool
+	populated bool
+	closed    bool
 }
 
 type modelEntry struct {
@@ -28,14 +27,13 @@ type modelEntry struct {
 	initial bool
 }
 
-func newModel(k *known, syncOnReplace, transform bool) *model {
+func newModel(k *known, transform bool) *model {
 	return &model{
-		queued:        make(map[string]*modelEntry),
-		inflight:      make(map[string]*modelEntry),
-		parked:        make(map[string]*modelEntry),
-		known:         k,
-		syncOnReplace: syncOnReplace,
-		transform:     transform,
+		queued:    make(map[string]*modelEntry),
+		inflight:  make(map[string]*modelEntry),
+		parked:    make(map[string]*modelEntry),
+		known:     k,
+		transform: transform,
 	}
 }
 
@@ -135,14 +133,10 @@ func (m *model) replace(list []thing) error {
 			e.initial = true
 		}
 	}
-	typ := deltafifo.Replaced
-	if m.syncOnReplace {
-		typ = deltafifo.Sync
-	}
 	listed := make(map[string]bool)
 	for _, o := range objs {
 		listed[o.Name] = true
-		mark(m.add(o.Name, deltafifo.Delta[thing]{Type: typ, Object: o}))
+		mark(m.add(o.Name, deltafifo.Delta[thing]{Type: deltafifo.Replaced, Object: o}))
 	}
 	pending := slices.Sorted(maps.Keys(m.queued))
 	pending = append(pending, slices.Sorted(maps.Keys(m.inflight))...)

@@ -4,7 +4,7 @@ import "fmt"
 
 // Replace records a relist: list is the source's complete content (at
 // resource version rv, which the DeltaFIFO does not use). Every listed
-// object gets a Replaced delta (Sync with Options.SyncOnReplace). Every key
+// object gets a Replaced delta. Every key
 // that has deltas in the FIFO, or is in KnownObjects, but is missing from
 // the list gets one inferred deletion (Delta.Inferred) carrying the newest
 // state known of it: its newest delta, else the cached object.
@@ -42,7 +42,7 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 
 	queued := f.ready.Len() // the keys queued before: the ring's first slots
 	for i, key := range keys {
-		p, j := f.addLocked(key, Delta[T]{Type: f.listType, Object: objs[i]})
+		p, j := f.addLocked(key, Delta[T]{Type: Replaced, Object: objs[i]})
 		f.markInitialLocked(j, first)
 		f.slots.at(p).listed = f.gen
 	}
