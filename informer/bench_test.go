@@ -169,7 +169,7 @@ func benchmarkEvents(b *testing.B, indexed bool, handlers int) {
 	sent := 0
 	for b.Loop() {
 		o := updates[sent%len(updates)][(sent/len(updates))%4]
-		src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: o}
+		src.ch <- reflector.Event[*benchObj]{Type: reflector.Updated, Object: o}
 		for range handlers {
 			tokens <- struct{}{}
 		}
@@ -212,7 +212,7 @@ func BenchmarkLatency(b *testing.B) {
 			o := *initial[i%len(initial)]
 			o.RV = strconv.Itoa(version)
 			o.Sent = time.Now()
-			src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: &o}
+			src.ch <- reflector.Event[*benchObj]{Type: reflector.Updated, Object: &o}
 			// Let the informer take the event before this goroutine
 			// sleeps: arming a timer can cost a syscall that the
 			// reflector, woken on this processor, would wait behind.
@@ -344,7 +344,7 @@ func BenchmarkWritesUnderListers(b *testing.B) {
 			sent := 0
 			for b.Loop() {
 				o := updates[sent%len(updates)][(sent/len(updates))%4]
-				src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: o}
+				src.ch <- reflector.Event[*benchObj]{Type: reflector.Updated, Object: o}
 				tokens <- struct{}{}
 				sent++
 			}

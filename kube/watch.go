@@ -91,7 +91,7 @@ func convert[T Object](e watch.Event, name string) (reflector.Event[T], error) {
 	case watch.Added:
 		t = reflector.Added
 	case watch.Modified:
-		t = reflector.Modified
+		t = reflector.Updated
 	case watch.Deleted:
 		t = reflector.Deleted
 	case watch.Bookmark:

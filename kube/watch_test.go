@@ -65,7 +65,7 @@ func TestWatchEvents(t *testing.T) {
 	want := []reflector.Event[*corev1.Pod]{
 		{Type: reflector.Added, Object: &a},
 		{Type: reflector.Bookmark, ResourceVersion: "2", InitialEventsEnd: true},
-		{Type: reflector.Modified, Object: &b},
+		{Type: reflector.Updated, Object: &b},
 		{Type: reflector.Bookmark, ResourceVersion: "4"},
 		{Type: reflector.Deleted, Object: &a},
 	}

@@ -163,7 +163,7 @@ func BenchmarkWatch(b *testing.B) {
 				}
 				for _, w := range ws {
 					for range batch {
-						if ev := next(b, w); ev.Type != reflector.Modified {
+						if ev := next(b, w); ev.Type != reflector.Updated {
 							b.Fatal(describe(ev))
 						}
 					}

@@ -43,7 +43,7 @@ func follow(w reflector.Watch[*item], from, last uint64) (map[string]int, error)
 			if at == 0 {
 				continue
 			}
-		case reflector.Modified:
+		case reflector.Updated:
 			state[ev.Object.Name] = ev.Object.Value
 		case reflector.Deleted:
 			delete(state, ev.Object.Name)

@@ -19,7 +19,7 @@ var ErrInjected = errors.New("memsource: injected fault")
 // is left.
 type Faults struct {
 	// CloseWatchesAfter ends every watch once it has sent this many
-	// Added, Modified and Deleted events (bookmarks do not count), as a
+	// Added, Updated and Deleted events (bookmarks do not count), as a
 	// server closes a stream; the watcher must watch again. Zero means never.
 	CloseWatchesAfter int
 	// FailLists is the number of coming List calls that fail with Err.

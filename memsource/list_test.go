@@ -303,7 +303,7 @@ func TestPaginationConsistentUnderWrites(t *testing.T) {
 	for {
 		ev := next(t, w)
 		switch ev.Type {
-		case reflector.Added, reflector.Modified:
+		case reflector.Added, reflector.Updated:
 			cur[ev.Object.Name] = ev.Object.Value
 		case reflector.Deleted:
 			delete(cur, ev.Object.Name)

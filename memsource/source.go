@@ -111,10 +111,10 @@ type entry[T any] struct {
 
 // record is one write in the history.
 type record[T any] struct {
-	typ     reflector.EventType // Added, Modified or Deleted
+	typ     reflector.EventType // Added, Updated or Deleted
 	key     string
 	obj     T      // the new state, or the last state for Deleted
-	prev    T      // the state before a Modified write
+	prev    T      // the state before a Updated write
 	version string // the version of this write
 }
 

@@ -17,7 +17,7 @@ type Stats struct {
 	Lists, Watches uint64
 	// ActiveWatches is the number of watches whose stream has not ended.
 	ActiveWatches int
-	// Events counts Added, Modified and Deleted events sent to watchers,
+	// Events counts Added, Updated and Deleted events sent to watchers,
 	// initial ones included; Bookmarks counts bookmarks sent.
 	Events, Bookmarks uint64
 	// Expired counts lists, continues and watches refused because their

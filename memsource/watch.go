@@ -31,7 +31,7 @@ import (
 //     the current version.
 //   - opts.Timeout > 0 ends the watch after that long; zero means never.
 //
-// Every Added, Modified and Deleted event from the history carries the
+// Every Added, Updated and Deleted event from the history carries the
 // write's version in ResourceVersion; for Deleted it is the deletion's,
 // while the object keeps the version of its last write.
 //
@@ -232,7 +232,7 @@ func (w *watch[T]) ready() (reflector.Event[T], bool) {
 	return reflector.Event[T]{}, false
 }
 
-// object returns an Added, Modified or Deleted event, counting it, and
+// object returns an Added, Updated or Deleted event, counting it, and
 // ends the stream after it when the CloseWatchesAfter fault fires.
 func (w *watch[T]) object(typ reflector.EventType, obj T, version string) reflector.Event[T] {
 	w.src.stats.events.Add(1)

@@ -36,12 +36,12 @@ func TestWatchFrom(t *testing.T) {
 		{
 			name:  "the oldest version replays everything",
 			watch: reflector.WatchOptions{ResourceVersion: "1"},
-			want:  []string{"Added ns/a=0 @2", "Added ns/b=0 @3", "Modified ns/a=1 @4", "Deleted ns/b=0 @5"},
+			want:  []string{"Added ns/a=0 @2", "Added ns/b=0 @3", "Updated ns/a=1 @4", "Deleted ns/b=0 @5"},
 		},
 		{
 			name:  "a past version replays the writes after it",
 			watch: reflector.WatchOptions{ResourceVersion: "3"},
-			want:  []string{"Modified ns/a=1 @4", "Deleted ns/b=0 @5"},
+			want:  []string{"Updated ns/a=1 @4", "Deleted ns/b=0 @5"},
 		},
 		{
 			name:  "the current version waits for writes",
@@ -77,7 +77,7 @@ func TestWatchFrom(t *testing.T) {
 			name:  "without streaming lists a version watch replays history",
 			opts:  memsource.Options[*item]{DisableStreamingList: true},
 			watch: reflector.WatchOptions{ResourceVersion: "3", SendInitialEvents: true},
-			want:  []string{"Modified ns/a=1 @4", "Deleted ns/b=0 @5"},
+			want:  []string{"Updated ns/a=1 @4", "Deleted ns/b=0 @5"},
 		},
 		{
 			name:       "a future version is expired",
@@ -96,7 +96,7 @@ func TestWatchFrom(t *testing.T) {
 			name:  "the oldest version the history covers",
 			opts:  memsource.Options[*item]{HistorySize: 2},
 			watch: reflector.WatchOptions{ResourceVersion: "3"},
-			want:  []string{"Modified ns/a=1 @4", "Deleted ns/b=0 @5"},
+			want:  []string{"Updated ns/a=1 @4", "Deleted ns/b=0 @5"},
 		},
 	}
 	for _, tt := range tests {
@@ -288,8 +288,8 @@ func TestSlowWatcherDoesNotBlockWriters(t *testing.T) {
 			t.Fatalf("slow watcher got %d events, want a prefix and an error", len(got))
 		}
 		for i, ev := range got {
-			if ev.Type != reflector.Modified || ev.Object.Value != i+1 {
-				t.Fatalf("event %d = %s, want Modified ns/a=%d", i, describe(ev), i+1)
+			if ev.Type != reflector.Updated || ev.Object.Value != i+1 {
+				t.Fatalf("event %d = %s, want Updated ns/a=%d", i, describe(ev), i+1)
 			}
 		}
 		if end := describeEnd(err); end != "Error expired" {

@@ -26,7 +26,7 @@
 //
 // A source with StreamingList is read instead through a watch with
 // SendInitialEvents: its initial events are collected in a slice (a
-// Modified or Deleted among them edits the slice) and handed to one Replace
+// Updated or Deleted among them edits the slice) and handed to one Replace
 // when the Bookmark with InitialEventsEnd arrives; the same watch then goes
 // on as a normal watch. If the stream fails, ends early, or does not end
 // its initial events within the timeout the reflector asked for, the
@@ -37,7 +37,7 @@
 // list's version, asking for a random timeout in [5min, 10min] (see
 // Options.MinWatchTimeout; the source ends the watch) and for bookmarks
 // when the source has them.
-// Added, Modified and Deleted events become Store.Add, Update and Delete; a
+// Added, Updated and Deleted events become Store.Add, Update and Delete; a
 // Bookmark only advances LastSyncResourceVersion. A watch that the source
 // ends is started again at once from the last version seen; one that ended
 // within a second without applying any event counts as a failure

@@ -31,7 +31,7 @@ func o(name, rv string) *obj { return &obj{name: name, rv: rv} }
 type event = reflector.Event[*obj]
 
 func added(name, rv string) event    { return event{Type: reflector.Added, Object: o(name, rv)} }
-func modified(name, rv string) event { return event{Type: reflector.Modified, Object: o(name, rv)} }
+func modified(name, rv string) event { return event{Type: reflector.Updated, Object: o(name, rv)} }
 func deleted(name, rv string) event  { return event{Type: reflector.Deleted, Object: o(name, rv)} }
 func bookmark(rv string) event       { return event{Type: reflector.Bookmark, ResourceVersion: rv} }
 func endBookmark(rv string) event {

@@ -137,7 +137,7 @@ func TestListAndWatch(t *testing.T) {
 		{
 			name:    "an event without version takes its object's",
 			lists:   []listReply{list("10", "a")},
-			watches: []watchReply{openWatch(event{Type: reflector.Added, Object: o("c", "11")}, event{Type: reflector.Modified, Object: o("c", "12"), ResourceVersion: "13"})},
+			watches: []watchReply{openWatch(event{Type: reflector.Added, Object: o("c", "11")}, event{Type: reflector.Updated, Object: o("c", "12"), ResourceVersion: "13"})},
 			wantCalls: []string{
 				`List(rv="0" limit=0 continue="")`,
 				`Watch(rv="10")`,

@@ -125,8 +125,9 @@ type EventType uint8
 const (
 	// Added reports a new object.
 	Added EventType = iota + 1
-	// Modified reports a new state of an existing object.
-	Modified
+	// Updated reports a new state of an existing object (a watch.Modified
+	// event in client-go).
+	Updated
 	// Deleted reports an object's removal; Event.Object is its last state.
 	Deleted
 	// Bookmark carries only a resource version: everything up to it has
@@ -139,8 +140,8 @@ func (t EventType) String() string {
 	switch t {
 	case Added:
 		return "Added"
-	case Modified:
-		return "Modified"
+	case Updated:
+		return "Updated"
 	case Deleted:
 		return "Deleted"
 	case Bookmark:
@@ -152,7 +153,7 @@ func (t EventType) String() string {
 // Event is one change in a watch stream.
 type Event[T any] struct {
 	Type EventType
-	// Object is the object's new state for Added and Modified, and its last
+	// Object is the object's new state for Added and Updated, and its last
 	// state for Deleted. It is the zero value for Bookmark.
 	Object T
 	// ResourceVersion is the version this event brings the watcher to. A

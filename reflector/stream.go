@@ -76,7 +76,7 @@ func (r *Reflector[T]) collect(ctx context.Context, w Watch[T], timeout time.Dur
 		switch ev.Type {
 		case Added:
 			c.add(ev.Object)
-		case Modified:
+		case Updated:
 			c.update(ev.Object)
 		case Deleted:
 			c.remove(ev.Object)

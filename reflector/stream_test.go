@@ -34,7 +34,7 @@ func TestStreamingList(t *testing.T) {
 			wantRV:  "10",
 		},
 		{
-			name: "Modified and Deleted among the initial events edit the collected list",
+			name: "Updated and Deleted among the initial events edit the collected list",
 			caps: streaming,
 			watches: []watchReply{openWatch(
 				added("a", "1"), added("b", "2"), added("a", "3"), modified("a", "4"), deleted("b", "5"),
@@ -178,8 +178,8 @@ func TestMalformed(t *testing.T) {
 			name:  "malformed events are reported and skipped without ending the watch",
 			lists: []listReply{list("10", "a")},
 			watches: []watchReply{openWatch(
-				event{Type: reflector.Added},                         // nil object
-				event{Type: reflector.Modified, Object: o("", "11")}, // no name
+				event{Type: reflector.Added},                        // nil object
+				event{Type: reflector.Updated, Object: o("", "11")}, // no name
 				event{Type: reflector.Deleted, ResourceVersion: "12"},
 				event{Type: reflector.EventType(42), Object: o("b", "13")},
 				event{Type: 0, Object: o("b", "13")},

@@ -192,7 +192,7 @@ func (r *Reflector[T]) apply(ctx context.Context, ev Event[T]) (string, bool, er
 	switch ev.Type {
 	case Added:
 		err = r.store.Add(ev.Object)
-	case Modified:
+	case Updated:
 		err = r.store.Update(ev.Object)
 	case Deleted:
 		err = r.store.Delete(ev.Object)
@@ -209,7 +209,7 @@ func (r *Reflector[T]) check(ctx context.Context, ev Event[T]) (string, error) {
 	var err error
 	rv := ev.ResourceVersion
 	switch ev.Type {
-	case Added, Modified, Deleted:
+	case Added, Updated, Deleted:
 		var objRV string
 		if objRV, err = objectVersion(ev.Object); err == nil && rv == "" {
 			rv = objRV

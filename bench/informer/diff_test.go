@@ -221,7 +221,7 @@ func runTypedInformer(initial []*corev1.ConfigMap, listRV string, events []event
 	var wg sync.WaitGroup
 	defer func() { stop(); wg.Wait() }()
 	wg.Go(func() { _ = inf.Run(runCtx) })
-	typ := map[watch.EventType]reflector.EventType{watch.Added: reflector.Added, watch.Modified: reflector.Modified, watch.Deleted: reflector.Deleted}
+	typ := map[watch.EventType]reflector.EventType{watch.Added: reflector.Added, watch.Modified: reflector.Updated, watch.Deleted: reflector.Deleted}
 	for _, ev := range events {
 		if !src.Send(ctx, typ[ev.typ], ev.obj) {
 			return nil, nil, fmt.Errorf("watch closed or timed out sending %v", ev)

@@ -89,7 +89,7 @@ func (h *typedHarness) start() {
 }
 
 func (h *typedHarness) send(ctx context.Context, obj *corev1.ConfigMap) bool {
-	return h.src.Send(ctx, reflector.Modified, obj)
+	return h.src.Send(ctx, reflector.Updated, obj)
 }
 
 func (h *typedHarness) list() int { return len(h.inf.Lister().List()) }

@@ -110,8 +110,8 @@ func TestSourceAgainstServer(t *testing.T) {
 			}
 		}
 		ev, err := w.Next(ctx)
-		if err != nil || ev.Type != reflector.Modified || ev.Object.Name != "cm-00023" {
-			t.Errorf("first event through the selectors: %v %v, %v; want Modified cm-00023", ev.Type, ev.Object, err)
+		if err != nil || ev.Type != reflector.Updated || ev.Object.Name != "cm-00023" {
+			t.Errorf("first event through the selectors: %v %v, %v; want Updated cm-00023", ev.Type, ev.Object, err)
 		}
 	})
 
