@@ -21,11 +21,12 @@
 //     Options.KnownObjects (the consumer's cache) is dropped.
 //   - Two consecutive deletions of a key collapse into one: the older one
 //     stays unless it was inferred. No other deltas are merged.
-//   - Replace(list, rv) appends Replaced for every listed object, and one inferred deletion (Delta.Inferred) for
-//     every key that has deltas in the FIFO, or is known, but is missing from
-//     the list. The deletion carries the newest state known of the object:
-//     its newest delta, else the cached object, else the zero value. Listed
-//     objects are queued in list order, new inferred deletions after them.
+//   - Replace(list, rv) appends Replaced for every listed object, and one
+//     inferred deletion (Delta.Inferred) for every key that has deltas in
+//     the FIFO, or is known, but is missing from the list. The deletion
+//     carries the newest state known of the object: its newest delta, else
+//     the cached object, else the zero value. Listed objects are queued in
+//     list order, new inferred deletions after them.
 //   - Resync appends a Sync delta with the cached object for every known key
 //     that has nothing in the FIFO. Keys with pending deltas are skipped, so
 //     a stale cached state never follows a newer pending one.

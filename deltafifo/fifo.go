@@ -121,9 +121,9 @@ type DeltaFIFO[T any] struct {
 	// may be released (see releaseLocked).
 	keepSlots int
 	// peakNow is the most slots that held deltas at once between two
-	// drains, over the current block of drains, of which there have been
-	// drains so far; peakBefore is the same over the previous block (see
-	// releaseLocked).
+	// drains, over the drains of the current block; drains counts the
+	// drains of that block so far, and peakBefore is peakNow of the
+	// previous block (see releaseLocked).
 	peakNow, peakBefore int
 	drains              int
 }

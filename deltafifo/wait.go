@@ -27,7 +27,8 @@ type wakeup struct {
 }
 
 // waitLocked waits until a key is ready. It returns ctx.Err() if ctx is
-// done, and ErrClosed if the FIFO is closed with no key ready. Requires f.mu held; f.mu is released while waiting.
+// done, and ErrClosed if the FIFO is closed with no key ready. Requires
+// f.mu held; f.mu is released while waiting.
 func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
 	var w *wakeup
 	for {

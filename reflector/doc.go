@@ -46,15 +46,16 @@
 // version) does not advance LastSyncResourceVersion on its first, possibly
 // unordered, Added events, only from the first other event on.
 //
-// Failures. ErrExpired from Watch or from the stream's Next ends the watch and
-// the reflector relists from the last version seen: at once if some event
-// (a bookmark included) was applied since the store was filled, otherwise
-// after a backoff (the source forgot the version as soon as it was listed,
-// and relisting in a tight loop would not help). Any other failure is reported to Options.ErrorHandler and retried
-// after an exponential backoff with jitter (Options.Backoff; by default
-// 0.8s doubling to 30s, each delay stretched by up to 100%, reset after
-// two minutes without failures): a failed list is retried as a list, a
-// failed watch as a watch from the last version seen.
+// Failures. ErrExpired from Watch or from the stream's Next ends the watch
+// and the reflector relists from the last version seen: at once if some
+// event (a bookmark included) was applied since the store was filled,
+// otherwise after a backoff (the source forgot the version as soon as it
+// was listed, and relisting in a tight loop would not help). Any other
+// failure is reported to Options.ErrorHandler and retried after an
+// exponential backoff with jitter (Options.Backoff; by default 0.8s
+// doubling to 30s, each delay stretched by up to 100%, reset after two
+// minutes without failures): a failed list is retried as a list, a failed
+// watch as a watch from the last version seen.
 //
 // Malformed input never stops the stream or panics: an event or listed item
 // whose object is missing (a nil pointer or interface, detected by its
