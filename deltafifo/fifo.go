@@ -82,13 +82,18 @@ type Options[T any] struct {
 // included, so that its producer does not remake slots and index entries
 // after every drain. A Pop that waits allocates nothing.
 type DeltaFIFO[T any] struct {
+	// Set by New and never changed.
 	keyFunc   keys.Func[T]
 	known     KnownObjects[T]
 	transform func(T) (T, error)
 
+	// mu guards every field below. cond, on mu, is signalled when a key
+	// becomes ready, on Close and when a waiting popper's context is done.
 	mu   sync.Mutex
-	cond sync.Cond // signalled when a key becomes ready, on Close and on ctx cancellation
+	cond sync.Cond
 
+	// The queue: where each key's deltas are, and the order keys pop in.
+	//
 	// index maps every key that has deltas queued, parked or in flight to
 	// its primary slot: the queued or in-flight one; and the keys of idle
 	// slots to them.
@@ -106,26 +111,21 @@ type DeltaFIFO[T any] struct {
 	// equal to gen marks the keys it listed.
 	gen uint32
 
-	// populated reports whether Add, Update, Delete or Replace was called.
-	populated bool
-	// initialLeft counts the slots that hold deltas of the first Replace
-	// and have not been processed yet.
+	// Sync and lifetime. populated reports whether Add, Update, Delete or
+	// Replace was called; initialLeft counts the slots that hold deltas of
+	// the first Replace and have not been processed yet.
+	populated   bool
 	initialLeft int
 	closed      bool
 
-	batches []*batch[T] // reusable PopBatch buffers
-	// wake is the registration that woke the last popper waiting with a
-	// context, kept for its next wait; nil if none, and after Close.
-	wake *wakeup
-	// keepSlots is the number of slots a drained FIFO always keeps; more
-	// may be released (see releaseLocked).
-	keepSlots int
-	// peakNow is the most slots that held deltas at once between two
-	// drains, over the drains of the current block; drains counts the
-	// drains of that block so far, and peakBefore is peakNow of the
-	// previous block (see releaseLocked).
-	peakNow, peakBefore int
-	drains              int
+	// Poppers. batches are reusable PopBatch buffers; wake is the
+	// registration that woke the last popper waiting with a context, kept
+	// for its next wait (nil if none, and after Close).
+	batches []*batch[T]
+	wake    *wakeup
+
+	// release decides when a drained FIFO gives its memory back.
+	release releasePolicy
 }
 
 // New returns an empty DeltaFIFO that keys objects with keyFunc, typically
@@ -139,7 +139,7 @@ func New[T any](keyFunc keys.Func[T], opts Options[T]) *DeltaFIFO[T] {
 		known:     opts.KnownObjects,
 		transform: opts.Transform,
 		index:     newKeyIndex(),
-		keepSlots: defaultKeepSlots,
+		release:   newReleasePolicy(),
 	}
 	f.slots.init()
 	f.cond.L = &f.mu
