@@ -30,8 +30,14 @@
 // when the Bookmark with InitialEventsEnd arrives; the same watch then goes
 // on as a normal watch. If the stream fails, ends early, or does not end
 // its initial events within the timeout the reflector asked for, the
-// reflector lists instead, in the same attempt. Options.DisableStreamingList
-// turns streaming off.
+// reflector reports it and lists instead, in the same attempt. A stream
+// that sends no event at all for Options.StreamingListIdleTimeout (5s by
+// default) before its end is a source that cannot stream, whatever it
+// declares (client-go's fake clients, servers that ignore the request):
+// the reflector logs one warning, lists instead, and never streams again.
+// Every event counts as progress, so a long initial list is never cut
+// while it keeps arriving. Options.DisableStreamingList turns streaming
+// off.
 //
 // Watching. After the store is filled, the reflector watches from the
 // list's version, asking for a random timeout in [5min, 10min] (see
@@ -110,8 +116,10 @@
 //     is no expected-type check because the compiler does it.
 //   - Capabilities replace guessing: client-go's streaming list is on by
 //     default and hangs sources that accept SendInitialEvents but never send
-//     the end bookmark; here it is used only when the source declares it,
-//     and even then abandoned for a plain list after the watch timeout.
+//     the end bookmark (it only logs a warning every 10 seconds); here it is
+//     used only when the source declares it, and given up for good, with
+//     one warning, when the stream sends nothing for
+//     StreamingListIdleTimeout.
 //   - A failed watch is retried as a watch from the last version after a
 //     backoff; client-go relists after most watch failures. Only expiry
 //     (and store errors) make the reflector relist, since only then is the

@@ -6,17 +6,23 @@ import (
 	"time"
 )
 
-// Defaults used where an Options field is left zero. They are client-go's.
+// Defaults used where an Options field is left zero. The first two are
+// client-go's; client-go has no idle timeout for streaming lists.
 const (
 	// DefaultPageSize is the page size of paginated lists.
 	DefaultPageSize = 500
 	// DefaultMinWatchTimeout is the shortest watch timeout the reflector asks
 	// for; each watch asks for a random timeout between it and twice it.
 	DefaultMinWatchTimeout = 5 * time.Minute
+	// DefaultStreamingListIdleTimeout is how long a streaming list may go
+	// without any event before the end of its initial events.
+	DefaultStreamingListIdleTimeout = 5 * time.Second
 )
 
 // Options configures a Reflector. The zero value gives client-go's
-// defaults.
+// defaults, except for streaming lists, which are used only when the
+// source declares them and are given up for lists when they stall (see
+// StreamingListIdleTimeout).
 type Options struct {
 	// Name identifies the reflector in logs. The default is the name of the
 	// type T (for example "*v1.Pod").
@@ -43,6 +49,16 @@ type Options struct {
 	// DisableStreamingList makes the reflector list even when the source has
 	// Capabilities.StreamingList.
 	DisableStreamingList bool
+	// StreamingListIdleTimeout is how long a streaming list may go without
+	// any event before the end of its initial events: a source that
+	// declares streaming lists but never ends them (client-go's fake
+	// clients, servers that ignore the request) is then listed instead,
+	// with one warning in the log, and never asked to stream again. Every
+	// event counts, so a long initial list that keeps arriving is never
+	// cut. Zero means DefaultStreamingListIdleTimeout; a negative value
+	// waits for the end of the initial events as long as the watch
+	// timeout the reflector asked for.
+	StreamingListIdleTimeout time.Duration
 	// MinWatchTimeout raises the shortest watch timeout above
 	// DefaultMinWatchTimeout; smaller values are ignored. Each watch asks
 	// the source for a random timeout in [MinWatchTimeout,
