@@ -1,6 +1,7 @@
 package reflector
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +31,8 @@ type Reflector[T keys.Object] struct {
 	resyncPeriod    time.Duration
 	shouldResync    func() bool
 	pageSize        int64
-	streaming       bool
+	streaming       bool // use streaming lists; cleared for good when one stalls
+	streamIdle      time.Duration
 	minWatchTimeout time.Duration
 	onError         func(context.Context, error)
 	rand            func() float64 // in [0, 1); tests replace it
@@ -74,6 +76,7 @@ func New[T keys.Object](lw ListerWatcher[T], store Store[T], opts Options) *Refl
 		shouldResync:    opts.ShouldResync,
 		pageSize:        opts.PageSize,
 		streaming:       caps.StreamingList && !opts.DisableStreamingList,
+		streamIdle:      cmp.Or(opts.StreamingListIdleTimeout, DefaultStreamingListIdleTimeout),
 		minWatchTimeout: max(opts.MinWatchTimeout, DefaultMinWatchTimeout),
 		onError:         opts.ErrorHandler,
 		rand:            rand.Float64,

@@ -48,22 +48,39 @@ func (r *Reflector[T]) streamList(ctx context.Context) (Watch[T], []T, string, e
 	return w, items, endRV, nil
 }
 
-// collect gathers the initial events of w, giving up after timeout.
+// collect gathers the initial events of w. It gives up with errStalled
+// when the stream sends no event for r.streamIdle, and with an error after
+// timeout, however busy the stream.
 func (r *Reflector[T]) collect(ctx context.Context, w Watch[T], timeout time.Duration) ([]T, string, error) {
 	wctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	idle := newIdleCheck(wctx, r.streamIdle)
+	defer idle.stop()
 	var c collector[T]
 	for {
-		ev, err := w.Next(wctx)
-		switch {
-		case ctx.Err() != nil:
-			return nil, "", ctx.Err()
-		case wctx.Err() != nil:
+		if wctx.Err() != nil { // checked first: a busy stream may never make Next wait
+			if err := ctx.Err(); err != nil {
+				return nil, "", err
+			}
 			return nil, "", fmt.Errorf("reflector: no end of the initial events after %v", timeout)
+		}
+		ev, err := w.Next(idle.context())
+		switch {
+		case err == nil:
+			idle.progress()
+		case wctx.Err() != nil:
+			continue // see above
+		case idle.context().Err() != nil:
+			if idle.check() {
+				return nil, "", fmt.Errorf("%w: no event for %v", errStalled, r.streamIdle)
+			}
+			continue
 		case err == io.EOF:
 			return nil, "", errStreamClosed
-		case err != nil:
+		default:
 			return nil, "", err
+		}
+		switch {
 		case ev.Type == Bookmark && ev.InitialEventsEnd:
 			if ev.ResourceVersion == "" {
 				return nil, "", fmt.Errorf("%w: end of initial events without a resource version", ErrMalformed)

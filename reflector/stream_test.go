@@ -124,8 +124,9 @@ func TestStreamingList(t *testing.T) {
 			wantRV:  "7",
 		},
 		{
-			name:  "a stream that never ends its initial events is abandoned for a list after the watch timeout",
+			name:  "without an idle timeout, a stream that never ends its initial events is abandoned for a list after the watch timeout",
 			caps:  streaming,
+			opts:  reflector.Options{StreamingListIdleTimeout: -1},
 			lists: []listReply{list("10", "a")},
 			watches: []watchReply{
 				openWatch(added("a", "5")),

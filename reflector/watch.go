@@ -62,6 +62,9 @@ func (r *Reflector[T]) watch(ctx context.Context, w Watch[T]) relist {
 		n, err := r.handle(ctx, w, start, ordered, clock)
 		w = nil
 		progressed = progressed || n > 0
+		if n > 0 || time.Since(start) >= healthyWatch {
+			r.backoff.healthy()
+		}
 		switch {
 		case ctx.Err() != nil:
 			return relistNow
@@ -158,7 +161,7 @@ func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, 
 				continue // ctx ended or a resync is due: see above
 			}
 			if err == io.EOF {
-				if n == 0 && time.Since(start) < time.Second {
+				if n == 0 && time.Since(start) < healthyWatch {
 					return 0, ErrShortWatch
 				}
 				return n, nil
