@@ -192,14 +192,11 @@ func (f *Factory) HasSynced() bool {
 	return true
 }
 
-// WaitForSync is WaitForCacheSync.
-func (f *Factory) WaitForSync(ctx context.Context) error { return f.WaitForCacheSync(ctx) }
-
-// WaitForCacheSync waits until every informer the factory started has
+// WaitForSync waits until every informer the factory started has
 // synced. If ctx ends first, or an informer stops first, it returns an
 // error naming the informers that had not synced (see the package
 // function WaitForCacheSync).
-func (f *Factory) WaitForCacheSync(ctx context.Context) error {
+func (f *Factory) WaitForSync(ctx context.Context) error {
 	ms := f.startedMembers()
 	syncers := make([]Syncer, len(ms))
 	for i, m := range ms {

@@ -30,11 +30,11 @@ func TestFactorySharesOneInformerPerType(t *testing.T) {
 		}
 		reg := mustAdd(t, first, newRecorder(), informer.HandlerOptions{})
 		f.Start(t.Context())
-		if err := f.WaitForCacheSync(t.Context()); err != nil {
-			t.Fatalf("WaitForCacheSync() = %v", err)
+		if err := f.WaitForSync(t.Context()); err != nil {
+			t.Fatalf("WaitForSync() = %v", err)
 		}
 		if !f.HasSynced() || !first.HasSynced() || !otherInf.HasSynced() {
-			t.Error("factory or informer not synced after WaitForCacheSync")
+			t.Error("factory or informer not synced after WaitForSync")
 		}
 		if err := reg.WaitForSync(t.Context()); err != nil {
 			t.Errorf("registration WaitForSync() = %v", err)
@@ -136,8 +136,8 @@ func TestFactoryKeysBySource(t *testing.T) {
 			t.Fatal("sources a and b share an informer")
 		}
 		f.Start(t.Context())
-		if err := f.WaitForCacheSync(t.Context()); err != nil {
-			t.Fatalf("WaitForCacheSync() = %v", err)
+		if err := f.WaitForSync(t.Context()); err != nil {
+			t.Fatalf("WaitForSync() = %v", err)
 		}
 		if got := own.Cache().ListKeys(); !slices.Equal(got, []string{"ns/b"}) {
 			t.Errorf("informer of source b holds %v, want [ns/b]", got)

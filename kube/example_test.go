@@ -28,7 +28,7 @@ func ExampleSource() {
 	defer cancel()
 	factory.Start(ctx)
 	defer factory.Shutdown()
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForSync(ctx); err != nil {
 		fmt.Println(err)
 		return
 	}

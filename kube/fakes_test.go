@@ -228,8 +228,8 @@ func TestFakeClients(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), fakeTimeout)
 			defer cancel()
 			f.Start(ctx)
-			if err := f.WaitForCacheSync(ctx); err != nil {
-				t.Fatalf("WaitForCacheSync: %v", err)
+			if err := f.WaitForSync(ctx); err != nil {
+				t.Fatalf("WaitForSync: %v", err)
 			}
 			await(t, "initial add", s.added, "old")
 			for _, step := range []struct {

@@ -171,8 +171,8 @@ func TestFactoryTellsResourcesApart(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), fakeTimeout)
 	defer cancel()
 	f.Start(ctx)
-	if err := f.WaitForCacheSync(ctx); err != nil {
-		t.Fatalf("WaitForCacheSync: %v", err)
+	if err := f.WaitForSync(ctx); err != nil {
+		t.Fatalf("WaitForSync: %v", err)
 	}
 	for _, tc := range []struct {
 		name string
