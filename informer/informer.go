@@ -28,7 +28,7 @@ type Informer[T keys.Object] struct {
 	equal         func(old, new T) bool
 	defaultResync time.Duration
 	defaultBuffer BufferOptions
-	reflectorOpts reflector.Options
+	reflectorOpts reflector.Tuning
 
 	cache *indexer.Indexer[T]
 	fifo  *deltafifo.DeltaFIFO[T]

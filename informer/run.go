@@ -8,6 +8,7 @@ import (
 
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/keys"
+	"github.com/typedcache/typedcache/reflector"
 )
 
 // batchSize is the largest number of keys the informer takes from its
@@ -31,13 +32,14 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	}
 	inf.started = true
 	inf.runCtx = ctx
-	ro := inf.reflectorOpts
-	ro.Name = inf.name
-	ro.Logger = inf.logger
-	ro.ResyncPeriod = inf.check
-	ro.ShouldResync = inf.shouldResync
-	ro.ErrorHandler = inf.onError
-	refl := inf.newReflector(ro)
+	refl := inf.newReflector(reflector.Options{
+		Name:         inf.name,
+		Logger:       inf.logger,
+		ResyncPeriod: inf.check,
+		ShouldResync: inf.shouldResync,
+		ErrorHandler: inf.onError,
+		Tuning:       inf.reflectorOpts,
+	})
 	inf.refl = refl
 	for _, l := range *inf.listeners.Load() {
 		l.start()

@@ -101,7 +101,6 @@
 //     by Go type and serves one clientset; its dynamic and metadata
 //     informer factories key them by resource. Here one informer.Factory
 //     serves every client, keyed by type and the source's identity.
-//   - Resource versions are declared opaque (Capabilities.ComparableVersions
-//     is false), as the API documents them, although Kubernetes 1.35 and
-//     later make built-in resources' versions comparable.
+//   - Resource versions are opaque strings, as the API documents them:
+//     neither this package nor the reflector compares them.
 package kube

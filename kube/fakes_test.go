@@ -203,7 +203,7 @@ func hiddenFake() fakeCase {
 		c := cs.CoreV1().ConfigMaps("ns")
 		src := kube.Source[*corev1.ConfigMap](hiddenClient{c})
 		inf := informer.ForWithOptions(f, src, informer.Options[*corev1.ConfigMap]{
-			Reflector: reflector.Options{StreamingListIdleTimeout: 100 * time.Millisecond},
+			Reflector: reflector.Tuning{StreamingListIdleTimeout: 100 * time.Millisecond},
 		})
 		mustAddHandler(t, inf, handlerFor[*corev1.ConfigMap](s))
 		return src.Capabilities(), typedWriter(c)

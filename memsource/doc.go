@@ -54,8 +54,8 @@
 // Update the copy. Options.Clone makes the source copy on the way in and
 // on the way out instead, at the cost of one Clone per object handed out.
 //
-// Capabilities. Capabilities reports pagination, bookmarks, streaming
-// lists and comparable versions. Options can turn each off, to test a
+// Capabilities. Capabilities reports pagination, bookmarks and streaming
+// lists. Options can turn each off, and make versions opaque, to test a
 // controller against a poorer source: the source then ignores Limit and
 // Continue, AllowBookmarks, SendInitialEvents (so an "" watch starts with
 // Added events but never sends the end bookmark), or makes versions that

@@ -54,8 +54,8 @@ type Options[T Object] struct {
 	// Capabilities report no streaming list.
 	DisableStreamingList bool
 	// OpaqueVersions makes resource versions strings that are not decimal
-	// numbers ("v" and base 36), and Capabilities report them as not
-	// comparable.
+	// numbers ("v" and base 36), as a source whose consumers must not
+	// compare versions may have.
 	OpaqueVersions bool
 
 	// Faults are the faults injected from the start; SetFaults changes them.
@@ -127,10 +127,9 @@ func New[T Object](opts Options[T]) *Source[T] {
 		historySize:      opts.HistorySize,
 		bookmarkInterval: opts.BookmarkInterval,
 		caps: reflector.Capabilities{
-			Pagination:         !opts.DisablePagination,
-			Bookmarks:          !opts.DisableBookmarks,
-			StreamingList:      !opts.DisableStreamingList,
-			ComparableVersions: !opts.OpaqueVersions,
+			Pagination:    !opts.DisablePagination,
+			Bookmarks:     !opts.DisableBookmarks,
+			StreamingList: !opts.DisableStreamingList,
 		},
 		codec:   codec{opaque: opts.OpaqueVersions},
 		items:   make(map[string]entry[T]),

@@ -127,9 +127,9 @@ func TestBackoffOptions(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		lw := newLW(pagination)
 		lw.lists = []listReply{{err: errBoom}}
-		opts := reflector.Options{Backoff: reflector.Backoff{
+		opts := reflector.Options{Tuning: reflector.Tuning{Backoff: reflector.Backoff{
 			Initial: time.Second, Max: 5 * time.Second, Factor: 3, Jitter: -1,
-		}}
+		}}}
 		rn := start(t, lw, &recStore{}, opts, constRand(0.7))
 		time.Sleep(20 * time.Second)
 		synctest.Wait()
@@ -250,7 +250,7 @@ func TestWatchTimeout(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				lw := newLW(reflector.Capabilities{})
 				lw.lists = []listReply{list("10", "a")}
-				rn := start(t, lw, &recStore{}, reflector.Options{MinWatchTimeout: tc.min}, constRand(tc.rand))
+				rn := start(t, lw, &recStore{}, reflector.Options{Tuning: reflector.Tuning{MinWatchTimeout: tc.min}}, constRand(tc.rand))
 				synctest.Wait()
 				rn.stop()
 				opts := lw.WatchOptions()

@@ -5,11 +5,11 @@
 //
 // A source is a ListerWatcher[T]. It declares in Capabilities which
 // optional features it implements (paginated lists, bookmarks, streaming
-// lists, comparable versions), and the reflector uses only those: a source
-// without a feature is never asked for it and never waited on for it. The
-// ListWatch adapter turns two functions into a ListerWatcher; package
-// memsource is a complete in-memory source. The Store is usually a
-// deltafifo.DeltaFIFO[T] feeding an informer.
+// lists), and the reflector uses only those: a source without a feature is
+// never asked for it and never waited on for it. The ListWatch adapter
+// turns two functions into a ListerWatcher; package memsource is a complete
+// in-memory source. The Store is usually a deltafifo.DeltaFIFO[T] feeding
+// an informer.
 //
 // # Semantics
 //

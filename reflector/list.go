@@ -99,7 +99,7 @@ func (r *Reflector[T]) pageLimit(rv string) int64 {
 	case r.pageSize > 0:
 		return r.pageSize
 	case rv == "" || rv == "0" || r.paginated:
-		return DefaultPageSize
+		return defaultPageSize
 	default:
 		return 0
 	}

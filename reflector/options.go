@@ -6,23 +6,18 @@ import (
 	"time"
 )
 
-// Defaults used where an Options field is left zero. The first two are
+// Defaults used where a Tuning field is left zero. The first two are
 // client-go's; client-go has no idle timeout for streaming lists.
 const (
-	// DefaultPageSize is the page size of paginated lists.
-	DefaultPageSize = 500
-	// DefaultMinWatchTimeout is the shortest watch timeout the reflector asks
-	// for; each watch asks for a random timeout between it and twice it.
-	DefaultMinWatchTimeout = 5 * time.Minute
-	// DefaultStreamingListIdleTimeout is how long a streaming list may go
-	// without any event before the end of its initial events.
-	DefaultStreamingListIdleTimeout = 5 * time.Second
+	defaultPageSize                 = 500
+	defaultMinWatchTimeout          = 5 * time.Minute
+	defaultStreamingListIdleTimeout = 5 * time.Second
 )
 
 // Options configures a Reflector. The zero value gives client-go's
 // defaults, except for the backoff (see Backoff) and for streaming lists,
 // which are used only when the source declares them and are given up for
-// lists when they stall (see StreamingListIdleTimeout).
+// lists when they stall (see Tuning.StreamingListIdleTimeout).
 type Options struct {
 	// Name identifies the reflector in logs. The default is the name of the
 	// type T (for example "*v1.Pod").
@@ -40,10 +35,28 @@ type Options struct {
 	// and should return quickly.
 	ShouldResync func() bool
 
+	// ErrorHandler is called, on the reflector's goroutine, with every error
+	// the reflector meets: failed lists and watches, watches that end too
+	// soon, malformed events and items, store errors. The reflector retries
+	// on its own afterwards; the handler only observes (client-go calls this
+	// the WatchErrorHandler). It should return quickly. The default logs the
+	// error at level Error; ErrMalformed and ErrShortWatch at Warn,
+	// ErrExpired at Info.
+	ErrorHandler func(ctx context.Context, err error)
+
+	// Tuning adjusts how the reflector lists, watches and retries.
+	Tuning
+}
+
+// Tuning adjusts how a reflector lists, watches and retries: the part of
+// its Options that an informer, which sets the rest itself, lets its user
+// choose (informer.Options.Reflector). The zero value is the default of
+// each field.
+type Tuning struct {
 	// PageSize is the number of items asked for per page when listing from
-	// a source with Capabilities.Pagination. Zero means DefaultPageSize,
-	// with client-go's rule that a relist at a specific resource version is
-	// not paginated unless the first list came back in several pages. A
+	// a source with Capabilities.Pagination. Zero means 500, with
+	// client-go's rule that a relist at a specific resource version is not
+	// paginated unless the first list came back in several pages. A
 	// positive value paginates every list; a negative value none.
 	PageSize int64
 	// DisableStreamingList makes the reflector list even when the source has
@@ -55,28 +68,18 @@ type Options struct {
 	// clients, servers that ignore the request) is then listed instead,
 	// with one warning in the log, and never asked to stream again. Every
 	// event counts, so a long initial list that keeps arriving is never
-	// cut. Zero means DefaultStreamingListIdleTimeout; a negative value
-	// waits for the end of the initial events as long as the watch
-	// timeout the reflector asked for.
+	// cut. Zero means 5 seconds; a negative value waits for the end of the
+	// initial events as long as the watch timeout the reflector asked for.
 	StreamingListIdleTimeout time.Duration
-	// MinWatchTimeout raises the shortest watch timeout above
-	// DefaultMinWatchTimeout; smaller values are ignored. Each watch asks
-	// the source for a random timeout in [MinWatchTimeout,
-	// 2*MinWatchTimeout], which spreads reconnections over time.
+	// MinWatchTimeout raises the shortest watch timeout above its default,
+	// 5 minutes; smaller values are ignored. Each watch asks the source for
+	// a random timeout in [MinWatchTimeout, 2*MinWatchTimeout], which
+	// spreads reconnections over time.
 	MinWatchTimeout time.Duration
 
 	// Backoff paces retries after failures. Its zero value retries faster
 	// than client-go after short outages; see Backoff.
 	Backoff Backoff
-
-	// ErrorHandler is called, on the reflector's goroutine, with every error
-	// the reflector meets: failed lists and watches, watches that end too
-	// soon, malformed events and items, store errors. The reflector retries on its
-	// own afterwards; the handler only observes (client-go calls this the
-	// WatchErrorHandler). It should return quickly. The default logs the
-	// error at level Error; ErrMalformed and ErrShortWatch at Warn,
-	// ErrExpired at Info.
-	ErrorHandler func(ctx context.Context, err error)
 }
 
 // Backoff paces the retries of a reflector whose source fails.

@@ -364,7 +364,7 @@ func TestPagination(t *testing.T) {
 		{
 			name:  "PageSize sets the page size",
 			caps:  pagination,
-			opts:  reflector.Options{PageSize: 2},
+			opts:  reflector.Options{Tuning: reflector.Tuning{PageSize: 2}},
 			lists: []listReply{list("10", "a")},
 			wantCalls: []string{
 				`List(rv="0" limit=2 continue="")`,
@@ -376,7 +376,7 @@ func TestPagination(t *testing.T) {
 		{
 			name:  "a negative PageSize disables pagination",
 			caps:  pagination,
-			opts:  reflector.Options{PageSize: -1},
+			opts:  reflector.Options{Tuning: reflector.Tuning{PageSize: -1}},
 			lists: []listReply{list("10", "a")},
 			wantCalls: []string{
 				`List(rv="0" limit=0 continue="")`,
@@ -387,7 +387,7 @@ func TestPagination(t *testing.T) {
 		},
 		{
 			name:  "no pagination without the capability",
-			opts:  reflector.Options{PageSize: 2},
+			opts:  reflector.Options{Tuning: reflector.Tuning{PageSize: 2}},
 			lists: []listReply{list("10", "a")},
 			wantCalls: []string{
 				`List(rv="0" limit=0 continue="")`,
@@ -428,7 +428,7 @@ func TestPagination(t *testing.T) {
 		{
 			name:    "an explicit PageSize paginates relists at a version",
 			caps:    pagination,
-			opts:    reflector.Options{PageSize: 100},
+			opts:    reflector.Options{Tuning: reflector.Tuning{PageSize: 100}},
 			lists:   []listReply{list("10", "a"), list("20", "a")},
 			watches: []watchReply{openWatch(added("c", "11"), errorEvent(errGone))},
 			wantCalls: []string{

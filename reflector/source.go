@@ -46,9 +46,6 @@ type Capabilities struct {
 	// first sends an Added event for every current object and then a
 	// Bookmark with InitialEventsEnd set.
 	StreamingList bool
-	// ComparableVersions reports whether resource versions are decimal
-	// integers that grow with every change, so that two can be compared.
-	ComparableVersions bool
 }
 
 // ListOptions are the arguments of a List call.

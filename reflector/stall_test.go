@@ -70,7 +70,7 @@ func TestStreamingListStall(t *testing.T) {
 		},
 		{
 			name:   "the idle timeout is an option",
-			opts:   reflector.Options{StreamingListIdleTimeout: time.Minute},
+			opts:   reflector.Options{Tuning: reflector.Tuning{StreamingListIdleTimeout: time.Minute}},
 			stream: openWatch(added("a", "5")),
 			listAt: []time.Duration{time.Minute, 75 * time.Second},
 		},

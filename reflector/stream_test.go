@@ -24,7 +24,7 @@ func TestStreamingList(t *testing.T) {
 		{
 			name:  "DisableStreamingList lists instead",
 			caps:  streaming,
-			opts:  reflector.Options{DisableStreamingList: true},
+			opts:  reflector.Options{Tuning: reflector.Tuning{DisableStreamingList: true}},
 			lists: []listReply{list("10", "a")},
 			wantCalls: []string{
 				`List(rv="0" limit=0 continue="")`,
@@ -126,7 +126,7 @@ func TestStreamingList(t *testing.T) {
 		{
 			name:  "without an idle timeout, a stream that never ends its initial events is abandoned for a list after the watch timeout",
 			caps:  streaming,
-			opts:  reflector.Options{StreamingListIdleTimeout: -1},
+			opts:  reflector.Options{Tuning: reflector.Tuning{StreamingListIdleTimeout: -1}},
 			lists: []listReply{list("10", "a")},
 			watches: []watchReply{
 				openWatch(added("a", "5")),

@@ -27,7 +27,7 @@ func barOwnerKey(b *Bar) ([]string, error) {
 // every few dozen milliseconds, and the default delays (0.8s at the least,
 // up to 30s) would keep the caches behind for most of a short demo. A real
 // controller keeps the defaults.
-var quickRetries = reflector.Options{
+var quickRetries = reflector.Tuning{
 	Backoff: reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond},
 }
 

@@ -43,7 +43,7 @@ type controller struct {
 }
 
 func newController(t *testing.T, seed uint64, parents, children *checkingSource, resync time.Duration) *controller {
-	ro := reflector.Options{
+	ro := reflector.Tuning{
 		Backoff:         reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond},
 		MinWatchTimeout: 30 * time.Second,
 	}

@@ -45,7 +45,7 @@ func newWorld(t *testing.T, seed uint64) *world {
 	}
 	src := memsource.New(opts)
 	lw := &checkingSource{Source: src, t: t}
-	ro := reflector.Options{
+	ro := reflector.Tuning{
 		Backoff:         reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond},
 		MinWatchTimeout: time.Duration(1+rng.IntN(60)) * time.Second,
 	}
