@@ -82,11 +82,11 @@
 // recovered and reported to Options.ErrorHandler as a *PanicError, and
 // the next notification is delivered at once.
 //
-// A Factory holds one informer per source, shared by all the
-// controllers of a program (For, ForWithOptions), starts them together
-// and shuts them down, waiting for every goroutine. Sources are told apart
-// by their object type and their Identity (Identifier), or, without one,
-// by the source value itself.
+// A Factory holds one informer per source, shared by all the controllers of
+// a program (For, ForWithOptions), starts them together and shuts them
+// down, waiting for every goroutine. Sources are told apart by their object
+// type and their Identity (reflector.Identifier), or, without one, by the
+// source value itself.
 //
 // # Concurrency
 //

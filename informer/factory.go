@@ -30,8 +30,8 @@ type FactoryOptions struct {
 // together. Create informers with For or ForWithOptions, then Start the
 // factory.
 //
-// The factory tells sources apart by their object type and their
-// identity: a source that implements Identifier with a non-empty Identity
+// The factory tells sources apart by their object type and their identity:
+// a source that implements reflector.Identifier with a non-empty Identity
 // shares its informer with every source of the same type and the same
 // Identity; any other source shares it only with itself (the same source
 // value, compared with ==; a source value that cannot be compared gets a
@@ -60,18 +60,6 @@ type member interface {
 	Run(ctx context.Context) error
 }
 
-// Identifier is an optional interface of a source (a
-// reflector.ListerWatcher) that names what the source lists and watches, so
-// that a Factory can share one informer among equal sources created apart
-// (package kube's sources implement it).
-type Identifier interface {
-	// Identity returns the same string for two sources of one object type
-	// exactly when they list and watch the same objects: for a Kubernetes
-	// resource, the kind of client, the resource, the namespace and the
-	// selectors. "" means that the source cannot tell. It must not change.
-	Identity() string
-}
-
 // sourceKey identifies the source of a factory's informer: its object type
 // and its Identity, or the source value itself when it has none.
 type sourceKey struct {
@@ -85,7 +73,7 @@ type sourceKey struct {
 // cannot be compared).
 func sourceKeyOf[T keys.Object](src reflector.ListerWatcher[T]) (sourceKey, bool) {
 	k := sourceKey{typ: reflect.TypeFor[T]()}
-	if s, ok := src.(Identifier); ok {
+	if s, ok := src.(reflector.Identifier); ok {
 		if k.id = s.Identity(); k.id != "" {
 			return k, true
 		}

@@ -50,7 +50,7 @@
 // for reflector.Options.StreamingListIdleTimeout (5s) is given up for a
 // list, with one warning.
 //
-// Identity. A ListerWatcher implements informer.Identifier, so that an
+// Identity. A ListerWatcher implements reflector.Identifier, so that an
 // informer.Factory shares one informer among sources of the same objects
 // and keeps sources of different objects apart, although the dynamic and
 // metadata clients serve every resource with one Go type. The identity

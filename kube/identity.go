@@ -11,7 +11,7 @@ import (
 )
 
 // Identity returns what the source lists and watches, for
-// informer.Factory (it implements informer.Identifier): the kind of
+// informer.Factory (it implements reflector.Identifier): the kind of
 // client, the resource, the namespace and the selectors, as in
 //
 //	dynamic client, apps/v1 deployments, namespace "web", labels "tier=front"

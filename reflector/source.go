@@ -33,6 +33,18 @@ type ListerWatcher[T any] interface {
 	Capabilities() Capabilities
 }
 
+// Identifier is an optional interface of a ListerWatcher that names what
+// the source lists and watches, so that an informer.Factory can share one
+// informer among equal sources created apart (package kube's sources
+// implement it).
+type Identifier interface {
+	// Identity returns the same string for two sources of one object type
+	// exactly when they list and watch the same objects: for a Kubernetes
+	// resource, the kind of client, the resource, the namespace and the
+	// selectors. "" means that the source cannot tell. It must not change.
+	Identity() string
+}
+
 // Capabilities lists the optional features of a ListerWatcher. The zero
 // value is a minimal source: unpaginated lists, no bookmarks, no streaming
 // list, opaque resource versions.
