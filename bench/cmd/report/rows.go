@@ -27,10 +27,22 @@ var notes = map[string][]string{
 	"deltafifo": {
 		"Each Add and Update computes its key (keys.Of, a new string): one allocation per delta before the FIFO does anything; in the steady state this benchmark measures (one FIFO, filled and drained again and again) the FIFO itself allocates nothing.",
 	},
+	"reflector": {
+		"Kubernetes path: both reflectors list the same in-memory client-go source, which hands out a `*corev1.ConfigMapList` as a generated client returns it after decoding (nothing is decoded). Client-go's reflector copies each item into an object of its own (meta.ExtractListWithAlloc); typedcache's reads the source through `kube.SourceWithOptions` (streaming lists off, as for client-go), whose List makes the same copies.",
+	},
 	"informer": {
+		"Kubernetes path: typedcache's informer reads client-go's source through `kube.SourceWithOptions`; listed items are copied on both sides, and every watch event that client-go's informer reads from the source's channel reaches typedcache's reflector through the kube adapter's watch.",
 		"The caches have a namespace index, as informers usually do: client-go's index function allocates the []string it returns for every event; typedcache's NamespaceIndexFunc shares one slice per namespace from a small cache, and the informer takes each event's key from its cache (Indexer.StoredKey) instead of building it. The index=none row shows the cost without the index.",
-		"Latency: events are paced by sleeping between sends, and a sleep under a millisecond lasts about a millisecond on an otherwise idle process, so at 10k and 100k events/s events leave in bursts of about 10 and 100. The sender yields after each send, so that the goroutines the send woke run before the sender sleeps, as they do after a real source's send; without the yield, the sleep's own cost was counted as latency on both sides (arming the earliest timer wakes the network poller with a syscall, which took up to 200 µs on a 2-vCPU VM while the woken goroutine waited behind it). With one handler, typedcache's reflector applies each event and pushes it to the handler's buffer itself while its processing goroutine is idle (DeltaFIFO.Handoff): two goroutine wakeups from send to handler, against client-go's four. The p99 is the tail of those wakeups, including a wakeup of an idle processor, which is slow on a VM.",
+		"Latency rows run in separate processes (see above), because their medians move by a factor of several from one process to the next. Events are paced by sleeping between sends, and a sleep under a millisecond lasts about a millisecond on an otherwise idle process, so at 10k and 100k events/s events leave in bursts of about 10 and 100. The sender yields after each send, so that the goroutines the send woke run before the sender sleeps, as they do after a real source's send; without the yield, the sleep's own cost was counted as latency on both sides (arming the earliest timer wakes the network poller with a syscall, which took up to 200 µs on a 2-vCPU VM while the woken goroutine waited behind it). With one handler, typedcache's reflector applies each event and pushes it to the handler's buffer itself while its processing goroutine is idle (DeltaFIFO.Handoff): two goroutine wakeups from send to handler, against client-go's four. The p99 is the tail of those wakeups, including a wakeup of an idle processor, which is slow on a VM.",
 		"Writes while listing come in two shapes. Flat out (listers=N): the sender fills the watch's buffer as fast as the informer drains it, in object order. In flight (inflight=10): the shape of client-go's own BenchmarkSharedIndexInformer, whose run with 10 readers gave the ~100 writes/s the informer issue quotes for client-go and sets its ≥ 20x target against: each event modifies an object picked at random, and the sender waits while 10 of its events have not reached the handler. Flat out, client-go keeps 15k–18k writes/s, its pipeline always holding events for its writer whenever it gets the lock, and both sides are bound by the share of the 2 processors that the source and the informer get among 10 busy listers. In flight, client-go carries at most 10 events at a time through four goroutines and the store's write lock, which the 10 listers take in turn, so a lock handoff carries one event; typedcache's writers never wait for listers, but a random write after a listing copies a block of the cache (copy-on-write).",
+	},
+	scaleArea: {
+		"All on the Kubernetes path. Heap per cached object is the live heap after a collection, objects included, divided by the objects: it tends to the object's own size as objects grow (Pods of 12 kB here), which both sides store alike.",
+		"Relist: the synced informer's watch ends with an expired-version error (HTTP 410) and it lists 1M objects again, 1% of them changed (a third updated, a third deleted, a third new); the time runs from the reflector's List call to the handler's notification of an object created after the relist. Client-go v0.37 also tells a handler without a resync period about every object the relist found unchanged (notified/object ≈ 1), typedcache only about the changes (≈ 0.01; see the informer package's differences from client-go).",
+		"Factory: 50 informers of distinct API resources (Pods to DeviceClasses), each with a namespace index and one handler, over idle in-memory clients (empty lists, quiet watches), measured once every informer watches: typedcache's informer.Factory over kube.SourceWithOptions, client-go's SharedInformerFactory with InformerFor as its generated informers use it.",
+	},
+	customArea: {
+		"The reflector and informer rows with typedcache reading its own reflector.ListerWatcher (internal/source.Typed), which hands over pointers built before the timer and copies nothing: the path of custom sources. Client-go's side is the same as on the Kubernetes path. No targets: they apply to the Kubernetes path.",
 	},
 }
 
@@ -94,7 +106,7 @@ func ratio(cg, tc float64, unit string) float64 {
 // rows lists every reported metric in table order, with the targets of the
 // package issues. Benchmarks keep their full-size names in -quick mode,
 // where sizes are divided by ten.
-var rows = []row{
+var rows = withCustomSources([]row{
 	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1000 distinct keys", "ns/item", ratioAtLeast(1.5)},
 	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1000 distinct keys (op: 1000 items)", "allocs/op", atMost(0, "0 allocs")},
 	{"queue", "BenchmarkQueueAddGetDone/keys=duplicates", "Add/Get/Done, 1000 adds of 10 keys", "ns/item", nil},
@@ -126,34 +138,53 @@ var rows = []row{
 	{"deltafifo", "BenchmarkDeltaFIFOReplace", "Replace 100k (1% churn)", "ns/object", ratioAtLeast(3)},
 	{"deltafifo", "BenchmarkDeltaFIFOReplace", "Replace 100k (1% churn)", "B/object", costAtMost(0.5)},
 
-	{"reflector", "BenchmarkReflectorSync/objects=10k", "initial sync, 10k objects", "ns/object", nil},
-	{"reflector", "BenchmarkReflectorSync/objects=100k", "initial sync, 100k objects", "ns/object", ratioAtLeast(2)},
-	{"reflector", "BenchmarkReflectorSync/objects=100k", "initial sync, 100k objects", "B/object", ratioAbove1("fewer than client-go")},
+	{"reflector", "BenchmarkReflectorSync/objects=10k/path=kube", "initial sync, 10k objects", "ns/object", nil},
+	{"reflector", "BenchmarkReflectorSync/objects=100k/path=kube", "initial sync, 100k objects", "ns/object", ratioAtLeast(2)},
+	{"reflector", "BenchmarkReflectorSync/objects=100k/path=kube", "initial sync, 100k objects", "B/object", ratioAbove1("fewer than client-go")},
 
-	{"informer", "BenchmarkInformerSync/objects=10k", "Run to HasSynced, 10k objects", "ns/object", nil},
-	{"informer", "BenchmarkInformerSync/objects=100k", "Run to HasSynced, 100k objects", "ns/object", ratioAtLeast(2)},
-	{"informer", "BenchmarkInformerSync/objects=100k", "Run to HasSynced, 100k objects", "B/object", costAtMost(0.6)},
-	{"informer", "BenchmarkInformerSync/objects=100k", "heap per cached object", "heap-B/object", costAtMost(1)},
-	{"informer", "BenchmarkInformerEvents/handlers=1", "1M watch events over 10k objects, 1 handler", "events/s", ratioAtLeast(3)},
-	{"informer", "BenchmarkInformerEvents/handlers=1", "1M watch events over 10k objects, 1 handler", "B/event", nil},
-	{"informer", "BenchmarkInformerEvents/handlers=1", "1M watch events over 10k objects, 1 handler", "allocs/event", atMost(1, "≤ 1 alloc")},
-	{"informer", "BenchmarkInformerEvents/handlers=4", "1M watch events over 10k objects, 4 handlers", "events/s", ratioAtLeast(3)},
-	{"informer", "BenchmarkInformerEvents/handlers=4", "1M watch events over 10k objects, 4 handlers", "allocs/event", nil},
-	{"informer", "BenchmarkInformerEvents/handlers=1,index=none", "1M watch events, 1 handler, no index", "events/s", nil},
-	{"informer", "BenchmarkInformerEvents/handlers=1,index=none", "1M watch events, 1 handler, no index", "allocs/event", nil},
-	{"informer", "BenchmarkInformerLatency/rate=1k", "send-to-handler latency at 1k events/s", "p50-ns", nil},
-	{"informer", "BenchmarkInformerLatency/rate=1k", "send-to-handler latency at 1k events/s", "p99-ns", nil},
-	{"informer", "BenchmarkInformerLatency/rate=10k", "send-to-handler latency at 10k events/s", "p50-ns", nil},
-	{"informer", "BenchmarkInformerLatency/rate=10k", "send-to-handler latency at 10k events/s", "p99-ns", ratioAtLeast(3)},
-	{"informer", "BenchmarkInformerLatency/rate=100k", "send-to-handler latency at 100k events/s", "p50-ns", nil},
-	{"informer", "BenchmarkInformerLatency/rate=100k", "send-to-handler latency at 100k events/s", "p99-ns", nil},
-	{"informer", "BenchmarkInformerWritesWhileListing/listers=0", "writes while 0 goroutines list the cache", "writes/s", nil},
-	{"informer", "BenchmarkInformerWritesWhileListing/listers=1", "writes while 1 goroutine lists the cache", "writes/s", nil},
-	{"informer", "BenchmarkInformerWritesWhileListing/listers=10", "writes while 10 goroutines list the cache", "writes/s", nil},
-	{"informer", "BenchmarkInformerWritesWhileListing/listers=0,inflight=10", "writes, ≤ 10 in flight, random objects, 0 listers", "writes/s", nil},
-	{"informer", "BenchmarkInformerWritesWhileListing/listers=1,inflight=10", "writes, ≤ 10 in flight, random objects, 1 lister", "writes/s", nil},
-	{"informer", "BenchmarkInformerWritesWhileListing/listers=10,inflight=10", "writes, ≤ 10 in flight, random objects, 10 listers", "writes/s", ratioAtLeast(20)},
-}
+	{"informer", "BenchmarkInformerSync/objects=10k/path=kube", "Run to HasSynced, 10k objects", "ns/object", nil},
+	{"informer", "BenchmarkInformerSync/objects=100k/path=kube", "Run to HasSynced, 100k objects", "ns/object", ratioAtLeast(2)},
+	{"informer", "BenchmarkInformerSync/objects=100k/path=kube", "Run to HasSynced, 100k objects", "B/object", costAtMost(0.6)},
+	{"informer", "BenchmarkInformerSync/objects=100k/path=kube", "heap per cached object", "heap-B/object", costAtMost(1)},
+	{"informer", "BenchmarkInformerEvents/handlers=1/path=kube", "1M watch events over 10k objects, 1 handler", "events/s", ratioAtLeast(3)},
+	{"informer", "BenchmarkInformerEvents/handlers=1/path=kube", "1M watch events over 10k objects, 1 handler", "B/event", nil},
+	{"informer", "BenchmarkInformerEvents/handlers=1/path=kube", "1M watch events over 10k objects, 1 handler", "allocs/event", atMost(1, "≤ 1 alloc")},
+	{"informer", "BenchmarkInformerEvents/handlers=4/path=kube", "1M watch events over 10k objects, 4 handlers", "events/s", ratioAtLeast(3)},
+	{"informer", "BenchmarkInformerEvents/handlers=4/path=kube", "1M watch events over 10k objects, 4 handlers", "allocs/event", nil},
+	{"informer", "BenchmarkInformerEvents/handlers=1,index=none/path=kube", "1M watch events, 1 handler, no index", "events/s", nil},
+	{"informer", "BenchmarkInformerEvents/handlers=1,index=none/path=kube", "1M watch events, 1 handler, no index", "allocs/event", nil},
+	{"informer", "BenchmarkInformerLatency/rate=1k/path=kube", "send-to-handler latency at 1k events/s", "p50-ns", nil},
+	{"informer", "BenchmarkInformerLatency/rate=1k/path=kube", "send-to-handler latency at 1k events/s", "p99-ns", nil},
+	{"informer", "BenchmarkInformerLatency/rate=10k/path=kube", "send-to-handler latency at 10k events/s", "p50-ns", nil},
+	{"informer", "BenchmarkInformerLatency/rate=10k/path=kube", "send-to-handler latency at 10k events/s", "p99-ns", ratioAtLeast(3)},
+	{"informer", "BenchmarkInformerLatency/rate=100k/path=kube", "send-to-handler latency at 100k events/s", "p50-ns", nil},
+	{"informer", "BenchmarkInformerLatency/rate=100k/path=kube", "send-to-handler latency at 100k events/s", "p99-ns", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=0/path=kube", "writes while 0 goroutines list the cache", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=1/path=kube", "writes while 1 goroutine lists the cache", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=10/path=kube", "writes while 10 goroutines list the cache", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=0,inflight=10/path=kube", "writes, ≤ 10 in flight, random objects, 0 listers", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=1,inflight=10/path=kube", "writes, ≤ 10 in flight, random objects, 1 lister", "writes/s", nil},
+	{"informer", "BenchmarkInformerWritesWhileListing/listers=10,inflight=10/path=kube", "writes, ≤ 10 in flight, random objects, 10 listers", "writes/s", ratioAtLeast(20)},
+
+	{scaleArea, "BenchmarkInformerSync/objects=1M/path=kube", "Run to HasSynced, 1M objects", "ns/object", nil},
+	{scaleArea, "BenchmarkInformerSync/objects=1M/path=kube", "Run to HasSynced, 1M objects", "B/object", nil},
+	{scaleArea, "BenchmarkInformerSync/objects=1M/path=kube", "heap per cached object, 1M objects", "heap-B/object", nil},
+	{scaleArea, "BenchmarkInformerRelist/objects=1M,churn=1%/path=kube", "relist of 1M objects, 1% changed", "ns/object", nil},
+	{scaleArea, "BenchmarkInformerRelist/objects=1M,churn=1%/path=kube", "relist of 1M objects, 1% changed", "B/object", nil},
+	{scaleArea, "BenchmarkInformerRelist/objects=1M,churn=1%/path=kube", "relist of 1M objects, 1% changed: handler calls", "notified/object", nil},
+	{scaleArea, "BenchmarkInformerSync/objects=10k,kind=pod/path=kube", "Run to HasSynced, 10k Pods", "ns/object", nil},
+	{scaleArea, "BenchmarkInformerSync/objects=100k,kind=pod/path=kube", "Run to HasSynced, 100k Pods", "ns/object", nil},
+	{scaleArea, "BenchmarkInformerSync/objects=100k,kind=pod/path=kube", "Run to HasSynced, 100k Pods", "B/object", nil},
+	{scaleArea, "BenchmarkInformerSync/objects=100k,kind=pod/path=kube", "heap per cached Pod", "heap-B/object", nil},
+	{scaleArea, "BenchmarkInformerEvents/handlers=1,kind=pod/path=kube", "1M watch events over 10k Pods, 1 handler", "events/s", nil},
+	{scaleArea, "BenchmarkInformerEvents/handlers=1,kind=pod/path=kube", "1M watch events over 10k Pods, 1 handler", "allocs/event", nil},
+	{scaleArea, "BenchmarkInformerEvents/handlers=16/path=kube", "250k watch events over 10k objects, 16 handlers", "events/s", ratioAtLeast(3)},
+	{scaleArea, "BenchmarkInformerEvents/handlers=16/path=kube", "250k watch events over 10k objects, 16 handlers", "allocs/event", nil},
+	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers: start to synced", "ns/informer", nil},
+	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers: live heap", "heap-B", nil},
+	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers: goroutine stacks", "stack-B", nil},
+	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers", "goroutines", nil},
+})
 
 // ratioAbove1 is met when typedcache is strictly better.
 func ratioAbove1(text string) *target {
