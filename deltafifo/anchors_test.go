@@ -342,7 +342,7 @@ func TestReplaceKnownKeysInListOrder(t *testing.T) {
 			}
 			var got []string
 			for _, p := range popAll(t, f) {
-				if d, _ := p.Deltas.Newest(); d.Inferred {
+				if d := p.Deltas[len(p.Deltas)-1]; d.Inferred {
 					got = append(got, p.Key)
 				}
 			}

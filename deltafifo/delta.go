@@ -14,8 +14,7 @@ const (
 	// Replaced records an object listed by Replace: the source's state
 	// after a (re)list, which may or may not differ from the cached one.
 	Replaced
-	// Sync records a periodic resync (Resync) of a cached object, or a
-	// listed object when Options.SyncOnReplace is set.
+	// Sync records a periodic resync (Resync) of a cached object.
 	Sync
 )
 
@@ -58,15 +57,6 @@ type Delta[T any] struct {
 // Deltas is the list of changes of one object that have not been processed
 // yet, oldest first. It is never empty when handed to a processor.
 type Deltas[T any] []Delta[T]
-
-// Newest returns the most recent delta. It reports false, with the zero
-// Delta, when d is empty.
-func (d Deltas[T]) Newest() (Delta[T], bool) {
-	if len(d) == 0 {
-		return Delta[T]{}, false
-	}
-	return d[len(d)-1], true
-}
 
 // appendDelta appends d to ds, collapsing two consecutive deletions into
 // one: the older deletion stays unless it was inferred, so an observed

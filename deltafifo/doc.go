@@ -21,12 +21,12 @@
 //     Options.KnownObjects (the consumer's cache) is dropped.
 //   - Two consecutive deletions of a key collapse into one: the older one
 //     stays unless it was inferred. No other deltas are merged.
-//   - Replace(list, rv) appends Replaced (or Sync, with Options.SyncOnReplace)
-//     for every listed object, and one inferred deletion (Delta.Inferred) for
-//     every key that has deltas in the FIFO, or is known, but is missing from
-//     the list. The deletion carries the newest state known of the object:
-//     its newest delta, else the cached object, else the zero value. Listed
-//     objects are queued in list order, new inferred deletions after them.
+//   - Replace(list, rv) appends Replaced for every listed object, and one
+//     inferred deletion (Delta.Inferred) for every key that has deltas in
+//     the FIFO, or is known, but is missing from the list. The deletion
+//     carries the newest state known of the object: its newest delta, else
+//     the cached object, else the zero value. Listed objects are queued in
+//     list order, new inferred deletions after them.
 //   - Resync appends a Sync delta with the cached object for every known key
 //     that has nothing in the FIFO. Keys with pending deltas are skipped, so
 //     a stale cached state never follows a newer pending one.
@@ -39,13 +39,10 @@
 //     Processors are told whether the deltas they get belong to that first
 //     Replace.
 //
-// Handoff is Add, Update or Delete for a consumer that wants to skip the
-// queue when it can: if the FIFO is idle (nothing ready, nothing being
-// processed, no other handoff under way), the delta is not queued but
-// handed to a processor on the caller's goroutine at once, as if it had
-// been added and popped; otherwise it is queued. Until that processor
-// returns, no Pop or PopBatch takes anything, so deltas recorded meanwhile
-// come after it, and its key counts as being processed.
+// Idle reports a FIFO that holds no delta, neither queued nor being
+// processed. Popping never ends idleness, only recording or requeueing
+// does, so the one goroutine feeding a FIFO can tell that the consumer has
+// caught up with everything it recorded.
 //
 // A key being processed counts as having deltas in the FIFO: Delete is not
 // dropped for it, Replace infers its deletion from the deltas being
@@ -99,11 +96,11 @@
 //     asked for by returning an error wrapping ErrRequeue, which client-go
 //     removed in v0.33.
 //   - PopBatch hands up to N keys to one processor call in a reused slice.
-//   - Handoff lets a producer process a delta itself when the consumer is
-//     idle, sparing the consumer's wakeup; client-go has no equivalent.
+//   - Idle tells a producer that the consumer has caught up; client-go has
+//     no equivalent.
 //   - Pop and PopBatch take a context; methods that add deltas return
 //     ErrClosed after Close (client-go accepts them).
-//   - Replace records Replaced by default; client-go records Sync unless
+//   - Replace records Replaced; client-go records Sync unless
 //     EmitDeltaTypeReplaced is set, which its informers set.
 //   - HasSynced turns true after the last initial key has been processed;
 //     client-go turns it true when that key is popped, before processing.

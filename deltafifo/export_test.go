@@ -113,7 +113,7 @@ func (f *DeltaFIFO[T]) CheckInvariants() error {
 func (f *DeltaFIFO[T]) SetKeepSlots(n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.keepSlots = n
+	f.release.keep = n
 }
 
 // Slots returns the number of slots f holds, in any state.
@@ -175,3 +175,15 @@ func (k *KeyIndex) Reset(n int) { k.x.reset(n) }
 // a drained FIFO remembers the most slots it needed over the last
 // ReleaseBlock to 2*ReleaseBlock-1 drains.
 const ReleaseBlock = releaseBlock
+
+// ReleaseDecisions runs a release policy that keeps keep slots through
+// drains of a FIFO of sizes[i] slots after which peaks[i] slots had held
+// deltas at once, and returns its decision at each.
+func ReleaseDecisions(keep int, sizes, peaks []int) []bool {
+	p := releasePolicy{keep: keep}
+	out := make([]bool, len(sizes))
+	for i := range sizes {
+		out[i] = p.drained(sizes[i], peaks[i])
+	}
+	return out
+}

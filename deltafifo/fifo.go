@@ -45,12 +45,6 @@ type Options[T any] struct {
 	// and Resync does nothing.
 	KnownObjects KnownObjects[T]
 
-	// SyncOnReplace makes Replace record Sync instead of Replaced for the
-	// listed objects, for consumers that treat a relist like a resync.
-	// The default (false) records Replaced. client-go's DeltaFIFO defaults to
-	// Sync unless EmitDeltaTypeReplaced is set; its informers set it.
-	SyncOnReplace bool
-
 	// Transform, if not nil, is applied once to every object on its way in
 	// (Add, Update, Delete and the objects listed to Replace), before it is
 	// queued; typically it strips fields the consumer never reads, to save
@@ -69,17 +63,12 @@ type Options[T any] struct {
 // A DeltaFIFO is safe for simultaneous use by multiple goroutines. Use New
 // to create one.
 //
-// Costs, measured side by side with client-go's DeltaFIFO on the same
-// objects (the bench module's deltafifo benchmarks: 2-core AMD EPYC,
-// ConfigMaps keyed with keys.Of): Add and Update of
-// 10,000 objects into a new FIFO, then Pop of every key, cost about 250 ns
-// per delta, key function included, about a third of client-go's time;
-// and one allocation per delta, the key's, plus 0.004 for the new FIFO's
-// growth (client-go: 6.5). Replace of 100,000 objects into a new FIFO
-// takes about 45 ms and 146 bytes per object (client-go: about five times
-// as long, and 347 bytes per object). Slots live in pages that never move,
-// and keys are indexed by an open-addressing table of 8-byte entries, so
-// that growing copies no slot and rehashes no key.
+// Recording a delta allocates nothing beyond what the key function
+// allocates, once the FIFO has grown to its working size. Slots live in
+// pages that never move, and keys are indexed by an open-addressing table
+// of 8-byte entries, so that growing copies no slot and rehashes no key.
+// The bench module measures the costs against client-go's DeltaFIFO
+// (bench/RESULTS.md).
 //
 // A key's slot is kept after its deltas are processed, so that its next
 // delta finds it without changing the index; the slot is reused for
@@ -89,19 +78,22 @@ type Options[T any] struct {
 // buffers if it has more than twice as many slots as ever held deltas at
 // once between two drains, over the last 256 to 511 drains. A burst, such
 // as a first list, thus gives its memory back when its consumer has caught
-// up: drained after a list of 100,000 objects, a FIFO keeps under 1 byte
-// per object, down from 115. A steady stream keeps what it needs, spikes
+// up. A steady stream keeps what it needs, spikes
 // included, so that its producer does not remake slots and index entries
 // after every drain. A Pop that waits allocates nothing.
 type DeltaFIFO[T any] struct {
+	// Set by New and never changed.
 	keyFunc   keys.Func[T]
 	known     KnownObjects[T]
 	transform func(T) (T, error)
-	listType  DeltaType // what Replace records for listed objects
 
+	// mu guards every field below. cond, on mu, is signalled when a key
+	// becomes ready, on Close and when a waiting popper's context is done.
 	mu   sync.Mutex
-	cond sync.Cond // signalled when a key becomes ready, on Close and on ctx cancellation
+	cond sync.Cond
 
+	// The queue: where each key's deltas are, and the order keys pop in.
+	//
 	// index maps every key that has deltas queued, parked or in flight to
 	// its primary slot: the queued or in-flight one; and the keys of idle
 	// slots to them.
@@ -119,31 +111,21 @@ type DeltaFIFO[T any] struct {
 	// equal to gen marks the keys it listed.
 	gen uint32
 
-	// populated reports whether Add, Update, Delete or Replace was called.
-	populated bool
-	// initialLeft counts the slots that hold deltas of the first Replace
-	// and have not been processed yet.
+	// Sync and lifetime. populated reports whether Add, Update, Delete or
+	// Replace was called; initialLeft counts the slots that hold deltas of
+	// the first Replace and have not been processed yet.
+	populated   bool
 	initialLeft int
 	closed      bool
-	// handing reports whether a Handoff is processing handedDelta, of key
-	// handed; no Pop or PopBatch takes anything meanwhile.
-	handing     bool
-	handed      string
-	handedDelta Delta[T]
 
-	batches []*batch[T] // reusable PopBatch buffers
-	// wake is the registration that woke the last popper waiting with a
-	// context, kept for its next wait; nil if none, and after Close.
-	wake *wakeup
-	// keepSlots is the number of slots a drained FIFO always keeps; more
-	// may be released (see releaseLocked).
-	keepSlots int
-	// peakNow is the most slots that held deltas at once between two
-	// drains, over the current block of drains, of which there have been
-	// drains so far; peakBefore is the same over the previous block (see
-	// releaseLocked).
-	peakNow, peakBefore int
-	drains              int
+	// Poppers. batches are reusable PopBatch buffers; wake is the
+	// registration that woke the last popper waiting with a context, kept
+	// for its next wait (nil if none, and after Close).
+	batches []*batch[T]
+	wake    *wakeup
+
+	// release decides when a drained FIFO gives its memory back.
+	release releasePolicy
 }
 
 // New returns an empty DeltaFIFO that keys objects with keyFunc, typically
@@ -156,12 +138,8 @@ func New[T any](keyFunc keys.Func[T], opts Options[T]) *DeltaFIFO[T] {
 		keyFunc:   keyFunc,
 		known:     opts.KnownObjects,
 		transform: opts.Transform,
-		listType:  Replaced,
 		index:     newKeyIndex(),
-		keepSlots: defaultKeepSlots,
-	}
-	if opts.SyncOnReplace {
-		f.listType = Sync
+		release:   newReleasePolicy(),
 	}
 	f.slots.init()
 	f.cond.L = &f.mu
@@ -169,21 +147,20 @@ func New[T any](keyFunc keys.Func[T], opts Options[T]) *DeltaFIFO[T] {
 }
 
 // Add records that obj was added.
-func (f *DeltaFIFO[T]) Add(obj T) error { return f.record(Added, obj, nil) }
+func (f *DeltaFIFO[T]) Add(obj T) error { return f.record(Added, obj) }
 
 // Update records that obj was updated.
-func (f *DeltaFIFO[T]) Update(obj T) error { return f.record(Updated, obj, nil) }
+func (f *DeltaFIFO[T]) Update(obj T) error { return f.record(Updated, obj) }
 
 // Delete records that obj was deleted; obj is its last state. The deletion
 // is dropped when its key has no deltas in the FIFO (queued or being
 // processed) and is not in KnownObjects: there is nothing to delete. If the
 // key's newest delta is already a deletion, the two collapse into one.
-func (f *DeltaFIFO[T]) Delete(obj T) error { return f.record(Deleted, obj, nil) }
+func (f *DeltaFIFO[T]) Delete(obj T) error { return f.record(Deleted, obj) }
 
 // record computes obj's key and transforms it outside the lock, then queues
-// a delta of type t, or, if process is not nil and the FIFO is idle, hands
-// the delta to process (see Handoff).
-func (f *DeltaFIFO[T]) record(t DeltaType, obj T, process func(key string, d Delta[T]) error) error {
+// a delta of type t.
+func (f *DeltaFIFO[T]) record(t DeltaType, obj T) error {
 	key, obj, err := f.prepare(obj)
 	if err != nil {
 		return err
@@ -195,15 +172,8 @@ func (f *DeltaFIFO[T]) record(t DeltaType, obj T, process func(key string, d Del
 		return ErrClosed
 	}
 	f.populated = true
-	switch {
-	case t == Deleted && !f.hasKeyLocked(key):
-		// Nothing to delete: dropped.
-	case process == nil || f.ready.Len() > 0 || f.inflight > 0 || f.handing:
+	if t != Deleted || f.hasKeyLocked(key) { // else nothing to delete: dropped
 		f.addLocked(key, d)
-	default:
-		f.handing, f.handed, f.handedDelta = true, key, d
-		f.mu.Unlock()
-		return f.handOff(key, d, process)
 	}
 	f.mu.Unlock()
 	return nil
@@ -236,12 +206,9 @@ func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
 	return ok
 }
 
-// pendingLocked reports whether key has deltas in the FIFO: queued, parked,
-// in flight or handed off. Requires f.mu held.
+// pendingLocked reports whether key has deltas in the FIFO: queued, parked
+// or in flight. Requires f.mu held.
 func (f *DeltaFIFO[T]) pendingLocked(key string) bool {
-	if f.handing && key == f.handed {
-		return true
-	}
 	i, ok := f.lookupLocked(key, f.index.hash(key))
 	// Without idle slots, no need to read the slot (a likely cache miss).
 	return ok && (f.slots.idle == 0 || f.slots.at(i).state != slotIdle)
@@ -350,6 +317,20 @@ func (f *DeltaFIFO[T]) Len() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.ready.Len() + f.parked
+}
+
+// Idle reports whether the FIFO holds no delta: none waiting to be popped
+// and none being processed. Only a producer's Add, Update, Delete, Replace
+// or Resync, or a processor's requeue, ends idleness; Pop and PopBatch
+// never do. So a FIFO fed by one goroutine, whose processor never
+// requeues, stays idle until that goroutine records something: that
+// goroutine may then apply a change to the consumer's state itself,
+// knowing that no earlier delta is still on its way (the informer does so
+// with watch events).
+func (f *DeltaFIFO[T]) Idle() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.ready.Len() == 0 && f.inflight == 0
 }
 
 // ListKeys returns the keys that have deltas waiting to be popped: first the

@@ -76,7 +76,6 @@ func TestScripts(t *testing.T) {
 		name   string
 		reason string
 		known  []thing
-		sync   bool // Options.SyncOnReplace
 		ops    []op
 		want   []popped
 	}{
@@ -119,17 +118,10 @@ func TestScripts(t *testing.T) {
 			ops:   []op{opResync()},
 			want:  []popped{{"a", ds(synced("a", 1)), false}, {"b", ds(synced("b", 1)), false}},
 		},
-		{
-			name:   "sync on replace",
-			reason: "Options.SyncOnReplace records Sync for listed objects",
-			sync:   true,
-			ops:    []op{opReplace(th("a", 1))},
-			want:   []popped{{"a", ds(synced("a", 1)), true}},
-		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			opts := deltafifo.Options[thing]{SyncOnReplace: tt.sync}
+			var opts deltafifo.Options[thing]
 			if tt.known != nil {
 				opts.KnownObjects = newKnown(tt.known...)
 			}
@@ -235,16 +227,6 @@ func TestDeltaTypeString(t *testing.T) {
 	want := []string{"Added", "Updated", "Deleted", "Replaced", "Sync", "DeltaType(invalid)"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("DeltaType.String() mismatch (-want +got):\n%s", diff)
-	}
-}
-
-func TestDeltasNewest(t *testing.T) {
-	if d, ok := deltafifo.Deltas[thing](nil).Newest(); ok {
-		t.Errorf("Deltas(nil).Newest() = %v, true; want false", d)
-	}
-	d, ok := ds(added("a", 1), updated("a", 2)).Newest()
-	if !ok || d != updated("a", 2) {
-		t.Errorf("Newest() = %v, %v; want %v, true", d, ok, updated("a", 2))
 	}
 }
 

@@ -43,7 +43,6 @@ func newHarness(t *testing.T, opts byte) *harness {
 	if opts&1 != 0 {
 		o.KnownObjects, mk = cache, cache
 	}
-	o.SyncOnReplace = opts&2 != 0
 	if opts&4 != 0 {
 		o.Transform = tagTransform
 	}
@@ -57,7 +56,7 @@ func newHarness(t *testing.T, opts byte) *harness {
 		t:     t,
 		ctx:   ctx,
 		f:     f,
-		m:     newModel(mk, o.SyncOnReplace, o.Transform != nil),
+		m:     newModel(mk, o.Transform != nil),
 		cache: cache,
 	}
 }
@@ -121,33 +120,6 @@ func (h *harness) end(i int, requeue bool) {
 	}
 }
 
-// handoff runs a Handoff of a delta of type t for obj, whose processor
-// applies it to the cache or asks for a requeue.
-func (h *harness) handoff(t deltafifo.DeltaType, obj thing, requeue bool) {
-	want, ok, wantErr := h.m.handoff(t, obj)
-	var got []deltafifo.Delta[thing]
-	err := h.f.Handoff(t, obj, func(key string, d deltafifo.Delta[thing]) error {
-		if key != d.Object.Name {
-			h.t.Fatalf("Handoff processor got key %q for %+v", key, d)
-		}
-		got = append(got, d)
-		if requeue {
-			return deltafifo.ErrRequeue
-		}
-		h.cache.apply(deltafifo.Deltas[thing]{d})
-		return nil
-	})
-	h.checkErr("Handoff "+t.String(), wantErr, err)
-	var wantGot []deltafifo.Delta[thing]
-	if ok {
-		wantGot = append(wantGot, want)
-		h.m.handed(want, requeue)
-	}
-	if diff := cmp.Diff(wantGot, got); diff != "" {
-		h.t.Fatalf("Handoff(%v, %+v) processor calls mismatch (-want +got):\n%s", t, obj, diff)
-	}
-}
-
 func (h *harness) checkErr(call string, want, got error) {
 	if !errors.Is(got, want) || (want == nil) != (got == nil) {
 		h.t.Fatalf("%s = %v, want %v", call, got, want)
@@ -164,10 +136,6 @@ func (h *harness) step(op, arg byte) {
 		obj.Name = name
 		if arg&0x80 != 0 {
 			obj.Version = -obj.Version // fails the transform, if any
-		}
-		if arg&0x40 != 0 {
-			h.handoff(t, obj, arg&0x20 != 0)
-			return
 		}
 		var err error
 		switch t {
@@ -256,6 +224,9 @@ func (h *harness) check() {
 	if got, want := h.f.HasSynced(), h.m.hasSynced(); got != want {
 		h.t.Fatalf("HasSynced() = %v, model %v", got, want)
 	}
+	if got, want := h.f.Idle(), h.m.idle(); got != want {
+		h.t.Fatalf("Idle() = %v, model %v", got, want)
+	}
 }
 
 // drain ends every flight and pops everything left.
@@ -281,7 +252,7 @@ func FuzzDeltaFIFO(f *testing.F) {
 	// Drains that release the slots of a list, then keep those of smaller
 	// rounds.
 	f.Add([]byte{9, 3, 0x1f, 6, 3, 7, 0, 5, 0, 7, 0, 5, 0, 0, 0, 0, 1, 5, 0, 7, 0, 5, 0, 7, 0, 5, 0, 1, 2, 5, 0, 7, 0, 5, 0})
-	// Handoffs to an idle FIFO, one requeued, and behind a queued key.
+	// Adds and updates, a pop in flight while more arrive, its end.
 	f.Add([]byte{1, 0, 0x40, 1, 0x41, 0, 0x61, 0, 0x42, 5, 0, 1, 0x40, 2, 0x42, 7, 0})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {

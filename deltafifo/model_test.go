@@ -16,11 +16,10 @@ type model struct {
 	inflight map[string]*modelEntry // deltas with a processor
 	parked   map[string]*modelEntry // deltas that arrived while in flight
 
-	known         *known // nil when the FIFO has no KnownObjects
-	syncOnReplace bool
-	transform     bool
-	populated     bool
-	closed        bool
+	known     *known // nil when the FIFO has no KnownObjects
+	transform bool
+	populated bool
+	closed    bool
 }
 
 type modelEntry struct {
@@ -28,14 +27,13 @@ type modelEntry struct {
 	initial bool
 }
 
-func newModel(k *known, syncOnReplace, transform bool) *model {
+func newModel(k *known, transform bool) *model {
 	return &model{
-		queued:        make(map[string]*modelEntry),
-		inflight:      make(map[string]*modelEntry),
-		parked:        make(map[string]*modelEntry),
-		known:         k,
-		syncOnReplace: syncOnReplace,
-		transform:     transform,
+		queued:    make(map[string]*modelEntry),
+		inflight:  make(map[string]*modelEntry),
+		parked:    make(map[string]*modelEntry),
+		known:     k,
+		transform: transform,
 	}
 }
 
@@ -117,26 +115,6 @@ func (m *model) record(t deltafifo.DeltaType, obj thing) error {
 	return nil
 }
 
-// handoff is record for Handoff: it returns the delta to hand to the
-// processor when the FIFO is idle (nothing ready or in flight), after
-// which handed must be called.
-func (m *model) handoff(t deltafifo.DeltaType, obj thing) (deltafifo.Delta[thing], bool, error) {
-	obj, err := m.in(obj)
-	if err != nil || m.closed || len(m.order) > 0 || len(m.inflight) > 0 ||
-		(t == deltafifo.Deleted && !m.hasDeltas(obj.Name) && !m.isKnown(obj.Name)) {
-		return deltafifo.Delta[thing]{}, false, m.record(t, obj)
-	}
-	m.populated = true
-	return deltafifo.Delta[thing]{Type: t, Object: obj}, true, nil
-}
-
-// handed ends a handoff of d; with requeue, d is queued again.
-func (m *model) handed(d deltafifo.Delta[thing], requeue bool) {
-	if requeue {
-		m.add(d.Object.Name, d)
-	}
-}
-
 func (m *model) replace(list []thing) error {
 	objs := make([]thing, len(list))
 	for i, o := range list {
@@ -155,14 +133,10 @@ func (m *model) replace(list []thing) error {
 			e.initial = true
 		}
 	}
-	typ := deltafifo.Replaced
-	if m.syncOnReplace {
-		typ = deltafifo.Sync
-	}
 	listed := make(map[string]bool)
 	for _, o := range objs {
 		listed[o.Name] = true
-		mark(m.add(o.Name, deltafifo.Delta[thing]{Type: typ, Object: o}))
+		mark(m.add(o.Name, deltafifo.Delta[thing]{Type: deltafifo.Replaced, Object: o}))
 	}
 	pending := slices.Sorted(maps.Keys(m.queued))
 	pending = append(pending, slices.Sorted(maps.Keys(m.inflight))...)
@@ -267,3 +241,6 @@ func (m *model) hasSynced() bool {
 }
 
 func (m *model) len() int { return len(m.order) + len(m.parked) }
+
+// idle reports whether no key is queued or in flight.
+func (m *model) idle() bool { return len(m.order) == 0 && len(m.inflight) == 0 }

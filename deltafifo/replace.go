@@ -4,7 +4,7 @@ import "fmt"
 
 // Replace records a relist: list is the source's complete content (at
 // resource version rv, which the DeltaFIFO does not use). Every listed
-// object gets a Replaced delta (Sync with Options.SyncOnReplace). Every key
+// object gets a Replaced delta. Every key
 // that has deltas in the FIFO, or is in KnownObjects, but is missing from
 // the list gets one inferred deletion (Delta.Inferred) carrying the newest
 // state known of it: its newest delta, else the cached object.
@@ -42,7 +42,7 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 
 	queued := f.ready.Len() // the keys queued before: the ring's first slots
 	for i, key := range keys {
-		p, j := f.addLocked(key, Delta[T]{Type: f.listType, Object: objs[i]})
+		p, j := f.addLocked(key, Delta[T]{Type: Replaced, Object: objs[i]})
 		f.markInitialLocked(j, first)
 		f.slots.at(p).listed = f.gen
 	}
@@ -57,10 +57,6 @@ func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
 				f.inferDeletionLocked(i, first)
 			}
 		}
-	}
-
-	if f.handing {
-		f.inferHandedDeletionLocked(first)
 	}
 
 	// Known keys with nothing in the FIFO and not in the list. A cache
@@ -102,21 +98,6 @@ func (f *DeltaFIFO[T]) inferDeletionLocked(i int32, first bool) {
 		newest = p[len(p)-1]
 	}
 	j := f.appendLocked(i, Delta[T]{Type: Deleted, Object: newest.Object, Inferred: true})
-	f.markInitialLocked(j, first)
-}
-
-// inferHandedDeletionLocked queues an inferred deletion for the key of the
-// delta a Handoff is processing, unless the current Replace listed it or
-// the delta is a deletion itself. Requires f.mu held and a Handoff under
-// way.
-func (f *DeltaFIFO[T]) inferHandedDeletionLocked(first bool) {
-	if f.handedDelta.Type == Deleted {
-		return
-	}
-	if i, ok := f.lookupLocked(f.handed, f.index.hash(f.handed)); ok && f.slots.at(i).listed == f.gen {
-		return
-	}
-	_, j := f.addLocked(f.handed, Delta[T]{Type: Deleted, Object: f.handedDelta.Object, Inferred: true})
 	f.markInitialLocked(j, first)
 }
 

@@ -6,16 +6,6 @@ import (
 	"github.com/typedcache/typedcache/internal/ring"
 )
 
-// A drained FIFO releases its slots when it has more than keepSlots
-// (defaultKeepSlots unless a test sets it) and more than releaseMargin times
-// the most that held deltas at once during the last releaseBlock to
-// 2*releaseBlock-1 drains (see releaseLocked).
-const (
-	defaultKeepSlots = 1024
-	releaseMargin    = 2
-	releaseBlock     = 256
-)
-
 // wakeup is a registration, with context.AfterFunc, that wakes the waiting
 // poppers when a context is done. The FIFO keeps the last one it made, so
 // that a consumer waiting again and again with the same context registers
@@ -26,9 +16,9 @@ type wakeup struct {
 	waiting int             // number of poppers waiting on it
 }
 
-// waitLocked waits until a key is ready and no Handoff is under way. It
-// returns ctx.Err() if ctx is done, and ErrClosed if the FIFO is closed
-// with no key ready. Requires f.mu held; f.mu is released while waiting.
+// waitLocked waits until a key is ready. It returns ctx.Err() if ctx is
+// done, and ErrClosed if the FIFO is closed with no key ready. Requires
+// f.mu held; f.mu is released while waiting.
 func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
 	var w *wakeup
 	for {
@@ -39,13 +29,11 @@ func (f *DeltaFIFO[T]) waitLocked(ctx context.Context) error {
 			f.endWaitLocked(w)
 			return err
 		}
-		// Nothing is taken while a Handoff is under way: the keys recorded
-		// meanwhile come after the handed-off delta.
-		if f.ready.Len() > 0 && !f.handing {
+		if f.ready.Len() > 0 {
 			f.endWaitLocked(w)
 			return nil
 		}
-		if f.closed && !f.handing {
+		if f.closed {
 			f.endWaitLocked(w)
 			return ErrClosed
 		}
@@ -113,17 +101,11 @@ func (f *DeltaFIFO[T]) dropWakeupLocked() {
 
 // releaseLocked is called when a popper finds no key ready. If nothing is
 // in flight either and deltas came since the last time, the FIFO is
-// drained: it records the most slots that held deltas at once since the
-// last drain, and releases the slots, the index and the ready ring if there
-// are more than keepSlots slots and more than releaseMargin times the most
-// that held deltas at once during the drains of the current and the
-// previous block of releaseBlock drains, this one excluded. A burst, such
-// as a large list, thus gives its memory back at the drain that ends it,
-// unless the FIFO's recent traffic needed half of it; a FIFO whose traffic
-// keeps needing its size, with spikes as the producer runs ahead of the
-// consumer, keeps it, sparing the producer a new slot and index entry per
-// key. The next deltas grow a released FIFO again, at an amortized O(1) per
-// slot. Requires f.mu held and no key ready.
+// drained: it tells its release policy the most slots that held deltas at
+// once since the last drain, and releases the slots, the index and the
+// ready ring if the policy says so. The next deltas grow a released FIFO
+// again, at an amortized O(1) per slot. Requires f.mu held and no key
+// ready.
 func (f *DeltaFIFO[T]) releaseLocked() {
 	if f.inflight > 0 {
 		return
@@ -133,12 +115,7 @@ func (f *DeltaFIFO[T]) releaseLocked() {
 		return // nothing happened since the last drain
 	}
 	f.slots.mark()
-	recent := max(f.peakNow, f.peakBefore)
-	f.peakNow = max(f.peakNow, peak)
-	if f.drains++; f.drains == releaseBlock {
-		f.peakBefore, f.peakNow, f.drains = f.peakNow, 0, 0
-	}
-	if size := int(f.slots.len()) - 1; size <= f.keepSlots || size <= releaseMargin*recent {
+	if !f.release.drained(int(f.slots.len())-1, peak) {
 		return
 	}
 	// Nothing is queued or in flight, hence nothing parked: every slot is

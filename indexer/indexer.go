@@ -17,23 +17,16 @@ import (
 // An Indexer is safe for simultaneous use by multiple goroutines. The zero
 // value is not usable; call New.
 //
-// Costs, measured against client-go's cache.Indexer on 100,000 ConfigMaps
-// in 100 namespaces with a namespace and a label index: the Indexer holds
-// 94 bytes per object besides the object itself (client-go 175; 84 with
-// the namespace index alone, client-go 138); GetByKey takes a third of the
-// CPU time and does not allocate; Update takes about 0.4 of the CPU time
-// when the index values did not change, and 0.3 when a label moved the
-// object to another bucket; ByIndex takes an eighth. An update
-// allocates only what the key function and IndexFuncs allocate
-// (NamespaceIndexFunc nothing, once it has seen the namespace; with
-// keys.Of as the key function, Update and Delete of a stored object build
-// its key without allocating), except a 32-byte bucket for a value new to
-// its index, a set when a bucket gets its second object, the occasional
-// growth of a set, and the blocks it copies while a listing is under way.
-// List allocates only its result, half the size of client-go's; All and
-// Keys allocate nothing; listings never hold off writers, which ran 50 to
-// 280 times as fast as client-go's while ten goroutines listed 10,000
-// objects without pause.
+// GetByKey does not allocate. An update allocates only what the key
+// function and IndexFuncs allocate (NamespaceIndexFunc nothing, once it has
+// seen the namespace; with keys.Of as the key function, Update and Delete
+// of a stored object build its key without allocating), except a 32-byte
+// bucket for a value new to its index, a set when a bucket gets its second
+// object, the occasional growth of a set, and the blocks it copies while a
+// listing is under way. List allocates only its result; All and Keys
+// allocate nothing; listings never hold off writers. The bench module
+// measures these costs against client-go's cache.Indexer
+// (bench/RESULTS.md).
 type Indexer[T any] struct {
 	keyFunc keys.Func[T]
 	// objectKeys is set if keyFunc is keys.Of: writes then build keys on

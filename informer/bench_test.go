@@ -59,8 +59,23 @@ type chanWatch struct {
 	ch chan reflector.Event[*benchObj]
 }
 
-func (w chanWatch) Events() <-chan reflector.Event[*benchObj] { return w.ch }
-func (w chanWatch) Stop()                                     {}
+// Next takes the next event sent, as a source reading a network stream
+// would: at once when one is ready, otherwise waiting for it or for ctx.
+func (w chanWatch) Next(ctx context.Context) (reflector.Event[*benchObj], error) {
+	select {
+	case ev := <-w.ch:
+		return ev, nil
+	default:
+	}
+	select {
+	case ev := <-w.ch:
+		return ev, nil
+	case <-ctx.Done():
+		return reflector.Event[*benchObj]{}, ctx.Err()
+	}
+}
+
+func (w chanWatch) Stop() {}
 
 // benchObjects returns n objects in one namespace, and versions more
 // states of each with distinct resource versions, so that updates are
@@ -154,7 +169,7 @@ func benchmarkEvents(b *testing.B, indexed bool, handlers int) {
 	sent := 0
 	for b.Loop() {
 		o := updates[sent%len(updates)][(sent/len(updates))%4]
-		src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: o}
+		src.ch <- reflector.Event[*benchObj]{Type: reflector.Updated, Object: o}
 		for range handlers {
 			tokens <- struct{}{}
 		}
@@ -197,7 +212,7 @@ func BenchmarkLatency(b *testing.B) {
 			o := *initial[i%len(initial)]
 			o.RV = strconv.Itoa(version)
 			o.Sent = time.Now()
-			src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: &o}
+			src.ch <- reflector.Event[*benchObj]{Type: reflector.Updated, Object: &o}
 			// Let the informer take the event before this goroutine
 			// sleeps: arming a timer can cost a syscall that the
 			// reflector, woken on this processor, would wait behind.
@@ -329,7 +344,7 @@ func BenchmarkWritesUnderListers(b *testing.B) {
 			sent := 0
 			for b.Loop() {
 				o := updates[sent%len(updates)][(sent/len(updates))%4]
-				src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: o}
+				src.ch <- reflector.Event[*benchObj]{Type: reflector.Updated, Object: o}
 				tokens <- struct{}{}
 				sent++
 			}

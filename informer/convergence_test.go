@@ -46,7 +46,7 @@ func convergence(t *testing.T, seed uint64) {
 		ErrorHandler: func(context.Context, error) {}, // faults are expected
 		ResyncPeriod: 30 * time.Second,
 		// Short backoffs keep the reflector watching most of the time.
-		Reflector: reflector.Options{Backoff: reflector.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}},
+		Reflector: reflector.Tuning{Backoff: reflector.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}},
 	})
 
 	sleepy := func(next *recorder) informer.Handler[*obj] {
@@ -108,8 +108,8 @@ func convergence(t *testing.T, seed uint64) {
 
 // TestConvergenceOneHandler is TestConvergenceUnderFaults for an informer
 // with one unbounded handler, whose reflector applies most watch events
-// itself (DeltaFIFO.Handoff) while relists and resyncs go through the
-// processing goroutine.
+// itself (see route) while relists and resyncs go through the processing
+// goroutine.
 func TestConvergenceOneHandler(t *testing.T) {
 	for seed := range uint64(4) {
 		t.Run(fmt.Sprint("seed=", seed), func(t *testing.T) {
@@ -122,7 +122,7 @@ func TestConvergenceOneHandler(t *testing.T) {
 				inf := informer.New(src, informer.Options[*obj]{
 					ErrorHandler: func(context.Context, error) {},
 					ResyncPeriod: 5 * time.Second,
-					Reflector:    reflector.Options{Backoff: reflector.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}},
+					Reflector:    reflector.Tuning{Backoff: reflector.Backoff{Initial: 100 * time.Millisecond, Max: time.Second}},
 				})
 				rec := newRecorder()
 				mustAdd(t, inf, rec, informer.HandlerOptions{})

@@ -22,9 +22,9 @@
 // notifications to every handler. When the informer has synced and has
 // at most one handler, unbounded or bounded with Coalesce, the reflector's
 // goroutine applies a watch event and notifies the handler itself whenever
-// the processing goroutine has nothing to do (deltafifo.DeltaFIFO.Handoff):
-// an event then reaches its handler with one goroutine wakeup instead of
-// two. What handlers are told is the same either way:
+// the FIFO is idle and the processing goroutine has nothing to do: an
+// event then reaches its handler with one goroutine wakeup instead of two.
+// What handlers are told is the same either way:
 //
 //   - an object new to the cache: OnAdd(obj, inInitialList), where
 //     inInitialList is set during the first list;
@@ -82,9 +82,11 @@
 // recovered and reported to Options.ErrorHandler as a *PanicError, and
 // the next notification is delivered at once.
 //
-// A Factory holds one informer per object type, shared by all the
-// controllers of a program (For, ForWithOptions), starts them together
-// and shuts them down, waiting for every goroutine.
+// A Factory holds one informer per source, shared by all the controllers of
+// a program (For, ForWithOptions), starts them together and shuts them
+// down, waiting for every goroutine. Sources are told apart by their object
+// type and their Identity (reflector.Identifier), or, without one, by the
+// source value itself.
 //
 // # Concurrency
 //
@@ -116,31 +118,18 @@
 // goroutine takes the whole buffer at once and gives its segments back
 // for reuse (up to 640 KB of them, fewer once the stream slows down). An
 // event about an object the cache holds usually allocates nothing of its
-// own: with the default key function its key is the string the cache already has
-// (indexer.Indexer.StoredKey), unless the cache is being written at that
-// instant. A new object's key is one allocation, and
-// index functions allocate what they allocate (NamespaceIndexFunc: nothing,
-// for a namespace in its cache).
+// own: with the default key function its key is the string the cache
+// already has (indexer.KeyFunc), unless the cache is being written at that
+// instant. A new object's key is one allocation, and index functions
+// allocate what they allocate (NamespaceIndexFunc: nothing, for a
+// namespace in its cache). A watch event of a synced informer with one
+// handler takes one goroutine wakeup to reach it, the handler's; with more
+// handlers, two. Listings of the cache never hold off its writes.
+//
 // BenchmarkEvents, BenchmarkLatency, BenchmarkInitialSync and
-// BenchmarkWritesUnderListers measure the rest. Side by side with
-// client-go's SharedIndexInformer (the bench module, Kubernetes ConfigMaps
-// on 2-core virtual machines of two processor generations; bench/RESULTS.md
-// has the current figures), watch events reached one handler 3.3 to 4.4
-// times as fast, with almost no allocation (client-go: 9 to 12 per event),
-// and four handlers 3.7 to 8 times as fast, with about 0.1 to 0.2
-// allocations per event; at 10k events per second, the time from a watch
-// event to its handler's call was 1.6 to 2.7 times shorter than
-// client-go's at the median (1 to 2 microseconds) and 2.8 to 6.7 times
-// shorter at the 99th percentile, which varies with the machine and the
-// process (typedcache's 20 to 27 microseconds in the latest runs, close to
-// what two goroutine wakeups cost there, up to 80 in some earlier ones;
-// client-go's 72 to 230);
-// the initial sync of 100k objects ran 3.5 to 4.6 times faster with a
-// quarter of the bytes allocated and no more heap per cached object; and
-// writes went on while 10 goroutines listed the whole cache of 10k objects
-// in a loop, 15 to 25 times faster with events sent flat out, and 450 to
-// 900 times faster with at most 10 events in flight on random objects, the
-// shape of client-go's own informer benchmark.
+// BenchmarkWritesUnderListers measure these paths; the bench module
+// measures them against client-go's SharedIndexInformer, through the kube
+// adapter as a Kubernetes controller runs them (bench/RESULTS.md).
 //
 // # Differences from client-go
 //

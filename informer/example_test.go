@@ -80,7 +80,7 @@ func ExampleFactory() {
 	count, _ := pods.AddEventHandler(informer.HandlerFuncs[*Pod]{
 		AddFunc: func(*Pod, bool) { counted <- struct{}{} },
 	})
-	// Controller two asks for the same type and gets the same informer.
+	// Controller two asks for the same source and gets the same informer.
 	same := informer.For(f, src)
 	fmt.Println("shared:", same == pods)
 

@@ -25,9 +25,20 @@ type FactoryOptions struct {
 	Buffer BufferOptions
 }
 
-// Factory holds one informer per object type, shared by every controller
-// of a program that asks for that type, and runs them together. Create
-// informers with For or ForWithOptions, then Start the factory.
+// Factory holds one informer per source, shared by every controller of a
+// program that asks for the objects of that source, and runs them
+// together. Create informers with For or ForWithOptions, then Start the
+// factory.
+//
+// The factory tells sources apart by their object type and their identity:
+// a source that implements reflector.Identifier with a non-empty Identity
+// shares its informer with every source of the same type and the same
+// Identity; any other source shares it only with itself (the same source
+// value, compared with ==; a source value that cannot be compared gets a
+// new informer every time). So a factory never hands back an informer fed
+// by another source, and one factory can hold, for example, informers for
+// two resources of the Kubernetes metadata client, whose objects have one
+// Go type.
 //
 // A Factory is safe for simultaneous use by multiple goroutines. Use
 // NewFactory to create one.
@@ -35,7 +46,7 @@ type Factory struct {
 	opts FactoryOptions
 
 	mu       sync.Mutex
-	byType   map[reflect.Type]member
+	bySource map[sourceKey]member
 	members  []member
 	started  int // members[:started] have been started
 	cancels  []context.CancelFunc
@@ -49,15 +60,41 @@ type member interface {
 	Run(ctx context.Context) error
 }
 
-// NewFactory returns an empty Factory.
-func NewFactory(opts FactoryOptions) *Factory {
-	return &Factory{opts: opts, byType: make(map[reflect.Type]member)}
+// sourceKey identifies the source of a factory's informer: its object type
+// and its Identity, or the source value itself when it has none.
+type sourceKey struct {
+	typ reflect.Type
+	id  string
+	src any
 }
 
-// For returns the factory's informer for T, creating it from src with
-// the factory's defaults on the first call. Later calls for the same T
-// return the same informer and ignore src: a factory serves one source per
-// type (use another Factory for another source of the same type).
+// sourceKeyOf returns the key of src's informer, or false for a source
+// that cannot be matched with any other (no Identity, and a value that
+// cannot be compared).
+func sourceKeyOf[T keys.Object](src reflector.ListerWatcher[T]) (sourceKey, bool) {
+	k := sourceKey{typ: reflect.TypeFor[T]()}
+	if s, ok := src.(reflector.Identifier); ok {
+		if k.id = s.Identity(); k.id != "" {
+			return k, true
+		}
+	}
+	if !reflect.ValueOf(src).Comparable() {
+		return k, false
+	}
+	k.src = src
+	return k, true
+}
+
+// NewFactory returns an empty Factory.
+func NewFactory(opts FactoryOptions) *Factory {
+	return &Factory{opts: opts, bySource: make(map[sourceKey]member)}
+}
+
+// For returns the factory's informer for src, creating it with the
+// factory's defaults on the first call for that source. Later calls for
+// the same source (the same type and Identity, or the same source value;
+// see Factory) return the same informer; a call for another source of the
+// same type gets an informer of its own.
 func For[T keys.Object](f *Factory, src reflector.ListerWatcher[T]) *Informer[T] {
 	return ForWithOptions(f, src, Options[T]{})
 }
@@ -65,12 +102,12 @@ func For[T keys.Object](f *Factory, src reflector.ListerWatcher[T]) *Informer[T]
 // ForWithOptions is For with options for the informer, used only if this
 // call creates it; fields left zero take the factory's defaults.
 func ForWithOptions[T keys.Object](f *Factory, src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
-	typ := reflect.TypeFor[T]()
+	key, shared := sourceKeyOf(src)
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if m, ok := f.byType[typ]; ok {
-		// The map is keyed by T's type, and only this function stores
-		// into it, always an *Informer[T] under the key of T: the
+	if m, ok := f.bySource[key]; ok && shared {
+		// Every key holds T's type, and only this function stores into
+		// the map, always an *Informer[T] under a key of T: the
 		// assertion cannot fail.
 		return m.(*Informer[T])
 	}
@@ -87,7 +124,9 @@ func ForWithOptions[T keys.Object](f *Factory, src reflector.ListerWatcher[T], o
 		opts.Buffer = f.opts.Buffer
 	}
 	inf := New(src, opts)
-	f.byType[typ] = inf
+	if shared {
+		f.bySource[key] = inf
+	}
 	f.members = append(f.members, inf)
 	return inf
 }
@@ -141,14 +180,11 @@ func (f *Factory) HasSynced() bool {
 	return true
 }
 
-// WaitForSync is WaitForCacheSync.
-func (f *Factory) WaitForSync(ctx context.Context) error { return f.WaitForCacheSync(ctx) }
-
-// WaitForCacheSync waits until every informer the factory started has
+// WaitForSync waits until every informer the factory started has
 // synced. If ctx ends first, or an informer stops first, it returns an
 // error naming the informers that had not synced (see the package
 // function WaitForCacheSync).
-func (f *Factory) WaitForCacheSync(ctx context.Context) error {
+func (f *Factory) WaitForSync(ctx context.Context) error {
 	ms := f.startedMembers()
 	syncers := make([]Syncer, len(ms))
 	for i, m := range ms {

@@ -1,11 +1,13 @@
 package informer_test
 
 import (
+	"slices"
 	"testing"
 	"testing/synctest"
 
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/memsource"
+	"github.com/typedcache/typedcache/reflector"
 )
 
 // other is a second object type for the factory tests.
@@ -28,11 +30,11 @@ func TestFactorySharesOneInformerPerType(t *testing.T) {
 		}
 		reg := mustAdd(t, first, newRecorder(), informer.HandlerOptions{})
 		f.Start(t.Context())
-		if err := f.WaitForCacheSync(t.Context()); err != nil {
-			t.Fatalf("WaitForCacheSync() = %v", err)
+		if err := f.WaitForSync(t.Context()); err != nil {
+			t.Fatalf("WaitForSync() = %v", err)
 		}
 		if !f.HasSynced() || !first.HasSynced() || !otherInf.HasSynced() {
-			t.Error("factory or informer not synced after WaitForCacheSync")
+			t.Error("factory or informer not synced after WaitForSync")
 		}
 		if err := reg.WaitForSync(t.Context()); err != nil {
 			t.Errorf("registration WaitForSync() = %v", err)
@@ -80,6 +82,68 @@ func TestFactoryShutdown(t *testing.T) {
 		synctest.Wait()
 		if late.HasSynced() {
 			t.Error("Start after Shutdown started an informer")
+		}
+	})
+}
+
+// identified is a source with an Identity.
+type identified struct {
+	*memsource.Source[*obj]
+	id string
+}
+
+func (s identified) Identity() string { return s.id }
+
+// uncomparable is a source whose values cannot be compared with ==.
+type uncomparable struct {
+	*memsource.Source[*obj]
+	tags []string
+}
+
+// TestFactoryKeysBySource checks which For calls share an informer: those
+// whose sources have the same type and Identity, or, without an Identity,
+// are the same source value. Every informer holds its own source's
+// objects.
+func TestFactoryKeysBySource(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := newSource(t, memsource.Options[*obj]{}, newObj("a", 1))
+		b := newSource(t, memsource.Options[*obj]{}, newObj("b", 2))
+		f := informer.NewFactory(informer.FactoryOptions{})
+		defer f.Shutdown()
+		for _, tc := range []struct {
+			name  string
+			first reflector.ListerWatcher[*obj]
+			then  reflector.ListerWatcher[*obj]
+			same  bool
+		}{
+			{"the same source value", a, a, true},
+			{"two sources of one type without identity", a, b, false},
+			{"equal identities on different values", identified{a, "A"}, identified{a, "A"}, true},
+			{"equal identities over different sources are taken at their word", identified{a, "A2"}, identified{b, "A2"}, true},
+			{"different identities", identified{a, "A3"}, identified{a, "B3"}, false},
+			{"an identity and none", identified{a, "A4"}, a, false},
+			{"an empty identity falls back to the value", identified{b, ""}, identified{b, ""}, true},
+			{"values that cannot be compared are never shared", uncomparable{a, nil}, uncomparable{a, nil}, false},
+		} {
+			first, then := informer.For(f, tc.first), informer.For(f, tc.then)
+			if (first == then) != tc.same {
+				t.Errorf("%s: same informer = %v, want %v", tc.name, first == then, tc.same)
+			}
+		}
+		// Every informer created above holds its own source's objects.
+		own := informer.For(f, b)
+		if own == informer.For(f, a) {
+			t.Fatal("sources a and b share an informer")
+		}
+		f.Start(t.Context())
+		if err := f.WaitForSync(t.Context()); err != nil {
+			t.Fatalf("WaitForSync() = %v", err)
+		}
+		if got := own.Cache().ListKeys(); !slices.Equal(got, []string{"ns/b"}) {
+			t.Errorf("informer of source b holds %v, want [ns/b]", got)
+		}
+		if got := informer.For(f, a).Cache().ListKeys(); !slices.Equal(got, []string{"ns/a"}) {
+			t.Errorf("informer of source a holds %v, want [ns/a]", got)
 		}
 	})
 }

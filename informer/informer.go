@@ -3,7 +3,6 @@ package informer
 import (
 	"context"
 	"errors"
-	"iter"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -29,10 +28,14 @@ type Informer[T keys.Object] struct {
 	equal         func(old, new T) bool
 	defaultResync time.Duration
 	defaultBuffer BufferOptions
-	reflectorOpts reflector.Options
+	reflectorOpts reflector.Tuning
 
 	cache *indexer.Indexer[T]
 	fifo  *deltafifo.DeltaFIFO[T]
+	// fifoKey and transform are the FIFO's key function and transform,
+	// which route applies itself to the watch events it applies.
+	fifoKey   keys.Func[T]
+	transform func(T) (T, error)
 	// newReflector builds the reflector feeding fifo, in Run, once the
 	// resync check period is final.
 	newReflector func(reflector.Options) runner
@@ -88,7 +91,7 @@ func New[T keys.Object](src reflector.ListerWatcher[T], opts Options[T]) *Inform
 	}
 	inf := newInformer(opts)
 	inf.newReflector = func(ro reflector.Options) runner {
-		return reflector.New(src, fifoStore[T]{inf.fifo, inf}, ro)
+		return reflector.New(src, source[T]{inf}, ro)
 	}
 	return inf
 }
@@ -108,7 +111,7 @@ func NewProjected[S, T keys.Object](src reflector.ListerWatcher[S], project func
 	}
 	inf := newInformer(opts)
 	inf.newReflector = func(ro reflector.Options) runner {
-		return reflector.New(src, projectingStore[S, T]{project, fifoStore[T]{inf.fifo, inf}}, ro)
+		return reflector.New(src, projectingStore[S, T]{project, source[T]{inf}}, ro)
 	}
 	return inf
 }
@@ -142,12 +145,12 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 		inf.onError = inf.logError
 	}
 	inf.cache = indexer.New(keyFunc, opts.Indexers)
-	fifoKey := keyFunc
+	inf.fifoKey, inf.transform = keyFunc, opts.Transform
 	if opts.KeyFunc == nil {
 		// Most events are about cached objects: reuse their key strings.
-		fifoKey = indexer.KeyFunc(inf.cache)
+		inf.fifoKey = indexer.KeyFunc(inf.cache)
 	}
-	inf.fifo = deltafifo.New(fifoKey, deltafifo.Options[T]{
+	inf.fifo = deltafifo.New(inf.fifoKey, deltafifo.Options[T]{
 		KnownObjects: inf.cache,
 		Transform:    opts.Transform,
 	})
@@ -199,9 +202,8 @@ func (inf *Informer[T]) LastSyncResourceVersion() string {
 // with another key function, use Cache().GetByKey.
 func (inf *Informer[T]) Lister() indexer.Lister[T] { return indexer.NewLister(inf.cache) }
 
-// Cache returns the read API of the informer's cache: the Indexer's read
-// methods, without its writes.
-func (inf *Informer[T]) Cache() Cache[T] { return inf.cache }
+// Cache returns a read-only view of the informer's cache.
+func (inf *Informer[T]) Cache() Cache[T] { return Cache[T]{inf.cache} }
 
 // AddIndexers adds secondary indexes to the cache, indexing the objects
 // already cached. It fails with ErrStopped once the informer has stopped,
@@ -214,29 +216,4 @@ func (inf *Informer[T]) AddIndexers(indexers indexer.Indexers[T]) error {
 		return ErrStopped
 	}
 	return inf.cache.AddIndexers(indexers)
-}
-
-// Cache is the read-only API of an informer's cache; *indexer.Indexer
-// implements it, and the methods behave as documented there.
-type Cache[T any] interface {
-	// GetByKey returns the object cached under key.
-	GetByKey(key string) (T, bool)
-	// Len returns the number of cached objects.
-	Len() int
-	// List returns a snapshot of the cached objects.
-	List() []T
-	// ListKeys returns a snapshot of the cache's keys.
-	ListKeys() []string
-	// All iterates over a snapshot of the keys and objects.
-	All() iter.Seq2[string, T]
-	// Keys iterates over a snapshot of the keys.
-	Keys() iter.Seq[string]
-	// Index returns the objects sharing an index value with obj.
-	Index(indexName string, obj T) ([]T, error)
-	// ByIndex returns the objects with the given index value.
-	ByIndex(indexName, value string) ([]T, error)
-	// IndexKeys returns the keys of the objects with the given index value.
-	IndexKeys(indexName, value string) ([]string, error)
-	// ListIndexFuncValues returns the values of an index.
-	ListIndexFuncValues(indexName string) ([]string, error)
 }

@@ -69,10 +69,10 @@ type Options[T keys.Object] struct {
 	// HandlerOptions.Buffer; the zero value is unbounded.
 	Buffer BufferOptions
 
-	// Reflector tunes the reflector: paging, watch timeouts, backoff.
-	// Its Name, Logger, ResyncPeriod, ShouldResync and ErrorHandler fields
-	// are ignored; the informer sets them from the fields above.
-	Reflector reflector.Options
+	// Reflector tunes the reflector: paging, streaming lists, watch
+	// timeouts, backoff. The informer sets the reflector's other options
+	// from the fields above.
+	Reflector reflector.Tuning
 }
 
 // Overflow says what a bounded handler buffer does when it is full.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/keys"
+	"github.com/typedcache/typedcache/reflector"
 )
 
 // batchSize is the largest number of keys the informer takes from its
@@ -17,8 +18,8 @@ const batchSize = 1000
 // Run starts the informer: a reflector lists and watches the source into
 // a DeltaFIFO, a processing goroutine applies the FIFO's deltas to the
 // cache and hands the notifications to each handler's buffer (the
-// reflector's goroutine does so itself for the watch events that find the
-// processing goroutine idle, as the package documentation details), and
+// reflector's goroutine does so itself for the watch events that find
+// nothing else going on, as route details), and
 // one goroutine per handler calls it. Run blocks until ctx ends, and returns
 // only after every goroutine it started has exited (including handler
 // calls in progress). It returns nil then, and ErrStarted, at once, if Run
@@ -31,13 +32,14 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	}
 	inf.started = true
 	inf.runCtx = ctx
-	ro := inf.reflectorOpts
-	ro.Name = inf.name
-	ro.Logger = inf.logger
-	ro.ResyncPeriod = inf.check
-	ro.ShouldResync = inf.shouldResync
-	ro.ErrorHandler = inf.onError
-	refl := inf.newReflector(ro)
+	refl := inf.newReflector(reflector.Options{
+		Name:         inf.name,
+		Logger:       inf.logger,
+		ResyncPeriod: inf.check,
+		ShouldResync: inf.shouldResync,
+		ErrorHandler: inf.onError,
+		Tuning:       inf.reflectorOpts,
+	})
 	inf.refl = refl
 	for _, l := range *inf.listeners.Load() {
 		l.start()
@@ -123,47 +125,6 @@ func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
 	clear(ns) // do not pin objects until the next batch
 	inf.scratch = ns[:0]
 	return nil
-}
-
-// applyHanded applies a delta the FIFO handed off to the reflector's
-// goroutine (see fifoStore.record) and hands its notification to the
-// listeners, as apply does for a batch of one. It asks for the delta to be
-// queued instead (deltafifo.ErrRequeue), applying nothing, unless
-// handsOff still holds for the listeners.
-func (inf *Informer[T]) applyHanded(key string, d deltafifo.Delta[T]) error {
-	inf.deltaMu.Lock()
-	ls := *inf.listeners.Load()
-	if !handsOff(ls) {
-		inf.deltaMu.Unlock()
-		return deltafifo.ErrRequeue
-	}
-	n, ok := inf.applyDelta(key, d, false)
-	inf.deltaMu.Unlock()
-	if ok {
-		ns := [1]notification[T]{n}
-		for _, l := range ls {
-			l.push(ns[:], false)
-		}
-	}
-	return nil
-}
-
-// handsOff reports whether the reflector's goroutine may apply watch
-// events itself, for an informer with listeners ls: when it has at most
-// one handler, whose buffer is not bounded with Block. A push to a full
-// Block buffer waits for the handler, which only the processing goroutine
-// may do, so that the reflector never waits. And each further handler
-// would cost the reflector a push, often a wakeup, per event, where the
-// processing goroutine pushes whole batches: with more than one handler,
-// queueing an event costs less than handing it to every handler.
-func handsOff[T any](ls []*listener[T]) bool {
-	switch len(ls) {
-	case 0:
-		return true
-	case 1:
-		return ls[0].limit == 0 || ls[0].overflow != Block
-	}
-	return false
 }
 
 // applyDelta applies one delta to the cache and returns the notification

@@ -493,9 +493,9 @@ func TestWatchUpdateWithUnchangedVersionIsDelivered(t *testing.T) {
 		if err := reg.WaitForSync(t.Context()); err != nil {
 			t.Fatal(err)
 		}
-		src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: &benchObj{Namespace: "ns", Name: "a", RV: "1"}}
-		src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: &benchObj{Namespace: "ns", Name: "a"}}
-		src.ch <- reflector.Event[*benchObj]{Type: reflector.Modified, Object: &benchObj{Namespace: "ns", Name: "a"}}
+		src.ch <- reflector.Event[*benchObj]{Type: reflector.Updated, Object: &benchObj{Namespace: "ns", Name: "a", RV: "1"}}
+		src.ch <- reflector.Event[*benchObj]{Type: reflector.Updated, Object: &benchObj{Namespace: "ns", Name: "a"}}
+		src.ch <- reflector.Event[*benchObj]{Type: reflector.Updated, Object: &benchObj{Namespace: "ns", Name: "a"}}
 		synctest.Wait()
 		if diff := cmp.Diff([]string{"1->1", "1->", "->"}, updates); diff != "" {
 			t.Errorf("updates mismatch (-want +got):\n%s", diff)

@@ -7,55 +7,37 @@ import (
 	"github.com/typedcache/typedcache/keys"
 )
 
-// fifoStore is the reflector.Store the reflector of an informer writes
-// into: the informer's DeltaFIFO, plus a sync check after Replace.
-type fifoStore[T keys.Object] struct {
-	*deltafifo.DeltaFIFO[T]
-	inf *Informer[T]
-}
+// source is the reflector.Store the reflector of an informer writes into:
+// watch events go through route, lists and resyncs to the FIFO.
+type source[T keys.Object] struct{ inf *Informer[T] }
+
+// Add routes the watch event of an object's creation.
+func (s source[T]) Add(obj T) error { return s.inf.route(deltafifo.Added, obj) }
+
+// Update routes the watch event of an object's change.
+func (s source[T]) Update(obj T) error { return s.inf.route(deltafifo.Updated, obj) }
+
+// Delete routes the watch event of an object's deletion.
+func (s source[T]) Delete(obj T) error { return s.inf.route(deltafifo.Deleted, obj) }
 
 // Replace replaces the FIFO's content and, for a first list that queued
 // nothing (an empty source), marks the informer synced: no pop would.
-func (s fifoStore[T]) Replace(items []T, resourceVersion string) error {
-	if err := s.DeltaFIFO.Replace(items, resourceVersion); err != nil {
+func (s source[T]) Replace(items []T, resourceVersion string) error {
+	if err := s.inf.fifo.Replace(items, resourceVersion); err != nil {
 		return err
 	}
 	s.inf.checkSynced()
 	return nil
 }
 
-// Add queues an addition, or applies it at once (see record).
-func (s fifoStore[T]) Add(obj T) error { return s.record(deltafifo.Added, obj) }
-
-// Update queues an update, or applies it at once (see record).
-func (s fifoStore[T]) Update(obj T) error { return s.record(deltafifo.Updated, obj) }
-
-// Delete queues a deletion, or applies it at once (see record).
-func (s fifoStore[T]) Delete(obj T) error { return s.record(deltafifo.Deleted, obj) }
-
-// record hands a watch event of a synced informer to the FIFO's Handoff,
-// when handsOff allows: if the processing goroutine has nothing to do, the
-// reflector's goroutine applies the event and notifies the handler itself,
-// sparing a goroutine wakeup. Otherwise, and before the informer has
-// synced, the event is queued.
-func (s fifoStore[T]) record(t deltafifo.DeltaType, obj T) error {
-	if s.inf.isSynced.Load() && handsOff(*s.inf.listeners.Load()) {
-		return s.DeltaFIFO.Handoff(t, obj, s.inf.applyHanded)
-	}
-	switch t {
-	case deltafifo.Added:
-		return s.DeltaFIFO.Add(obj)
-	case deltafifo.Updated:
-		return s.DeltaFIFO.Update(obj)
-	}
-	return s.DeltaFIFO.Delete(obj)
-}
+// Resync queues a resync of the cached objects.
+func (s source[T]) Resync() error { return s.inf.fifo.Resync() }
 
 // projectingStore is the reflector.Store of NewProjected: it projects
 // every object of the source type S into the cached type T.
 type projectingStore[S, T keys.Object] struct {
 	project func(S) (T, error)
-	next    fifoStore[T]
+	next    source[T]
 }
 
 // Add projects and queues an addition.

@@ -10,7 +10,9 @@
 //	pods := kube.For[*corev1.Pod](factory, cs.CoreV1().Pods(namespace))
 //
 // kube.For is informer.For over kube.Source; SourceWithOptions adds label
-// and field selectors. It is a separate module so that the core module never imports k8s.io.
+// and field selectors; Dynamic and Metadata build the sources of the
+// dynamic and metadata clients for a named resource. It is a separate
+// module so that the core module never imports k8s.io.
 //
 // # Semantics
 //
@@ -29,42 +31,76 @@
 // NotOlderThan, bookmarks on) and reports the bookmark annotated
 // "k8s.io/initial-events-end": "true" as a Bookmark with InitialEventsEnd.
 // Capabilities declares streaming lists unless Options.DisableStreamingList
-// is set or client-go's WatchListClient feature gate is off, so that
+// is set, client-go's WatchListClient feature gate is off (so that
 // KUBE_FEATURE_WatchListClient=false switches typedcache's informers and
-// client-go's to classic lists alike.
+// client-go's to classic lists alike), or the client is one of client-go's
+// fakes.
+//
+// Fakes. client-go's fake clients cannot stream lists: they never send the
+// bookmark that ends the initial events. They declare it, on the fake
+// clientset, the fake dynamic and metadata clients and their object
+// tracker (IsWatchListSemanticsUnSupported), and the resource clients made
+// from them all route their calls through client-go's testing.Fake. A
+// client that declares it, or whose fields lead to a testing.Fake within
+// three steps (every typed fake, and the dynamic and metadata fakes'
+// resource interfaces), gets no streaming list: informers over
+// fake.NewClientset() and the dynamic and metadata fakes sync at once. A
+// fake the source cannot recognise (wrapped behind an interface, say) is
+// found out by the reflector instead: a streaming list that sends nothing
+// for reflector.Options.StreamingListIdleTimeout (5s) is given up for a
+// list, with one warning.
+//
+// Identity. A ListerWatcher implements reflector.Identifier, so that an
+// informer.Factory shares one informer among sources of the same objects
+// and keeps sources of different objects apart, although the dynamic and
+// metadata clients serve every resource with one Go type. The identity
+// names the kind of client, the resource, the namespace and the
+// selectors. Dynamic and Metadata are given the resource and namespace;
+// Source takes the resource from T and the namespace from the typed
+// client (every generated typed client, real or fake, reports it). Source
+// over a client that cannot tell (the dynamic or metadata client's
+// resource interfaces, or a client of your own without GetNamespace) has
+// no identity, and a factory gives it an informer of its own.
 //
 // Errors. A resource version the server no longer has (HTTP 410 Gone, an
 // expired continue token) or does not have yet (the ResourceVersionTooLarge
-// cause) wraps reflector.ErrExpired, in the error of List or Watch or in an
-// Error event, so the reflector relists. Every other failure (429, 5xx,
-// connection refused, a watch.Error status) is returned or sent as it is,
-// wrapped with the operation and type, so the reflector backs off; the
-// client-go error stays reachable with errors.As and the apierrors
-// predicates. A watch event whose object is not a T (or a bookmark without
-// object metadata) becomes an Error event wrapping ErrUnexpectedObject. An
-// Error event always ends the watch.
+// cause) wraps reflector.ErrExpired, in the error of List, Watch or the
+// watch's Next, so the reflector relists. Every other failure (429, 5xx,
+// connection refused, a watch.Error status) is returned as it is, wrapped
+// with the operation and type, so the reflector backs off; the client-go
+// error stays reachable with errors.As and the apierrors predicates. A
+// watch event whose object is not a T (or a bookmark without object
+// metadata) fails the watch with an error wrapping ErrUnexpectedObject. A
+// failure always ends the watch.
 //
 // # Concurrency
 //
 // A ListerWatcher is safe for simultaneous use by multiple goroutines, as
-// the client-go clients are. Each Watch runs one goroutine that reads the
-// client's stream, converts events and forwards them on an unbuffered
-// channel; it exits, stopping the client's watch and closing the channel,
-// when the stream ends, after an Error event, on Stop, or when the
-// context passed to Watch ends.
+// the client-go clients are. A watch starts no goroutine: its Next receives
+// the client's next event on the reader's goroutine and converts it, so an
+// event goes from the goroutine of client-go that decoded it straight to
+// the reflector. The client's watch is stopped when the stream fails, on
+// Stop, or when the context passed to Watch ends.
 //
 // # Differences from client-go
 //
 //   - Typed: the source yields T and checks every watch event's type;
 //     client-go's reflector drops an event of the wrong type with a log
-//     line, here it is an Error event the reflector reports.
+//     line, here it is a watch failure the reflector reports.
 //   - List items are moved out of the list as client-go's reflector does
 //     (meta.ExtractListWithAlloc), found by reflection once per source.
 //   - Streaming lists are a declared capability, on by default as in
 //     client-go; a server that refuses them makes the reflector list
-//     instead, and Options.DisableStreamingList avoids asking servers
-//     older than 1.27, which ignore the request.
-//   - Resource versions are declared opaque (Capabilities.ComparableVersions
-//     is false), as the API documents them, although Kubernetes 1.35 and
-//     later make built-in resources' versions comparable.
+//     instead, one that ignores the request (older than 1.27) is listed
+//     after the reflector's idle timeout, and Options.DisableStreamingList
+//     avoids asking. client-go also turns them off for its fakes, but only
+//     when given the clientset; built from a resource client, its reflector
+//     waits for the end of the initial events as long as the watch lasts
+//     (for a fake, for ever), logging a line every 10 seconds.
+//   - Informer identity: client-go's SharedInformerFactory keys informers
+//     by Go type and serves one clientset; its dynamic and metadata
+//     informer factories key them by resource. Here one informer.Factory
+//     serves every client, keyed by type and the source's identity.
+//   - Resource versions are opaque strings, as the API documents them:
+//     neither this package nor the reflector compares them.
 package kube

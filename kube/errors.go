@@ -13,7 +13,8 @@ import (
 
 // ErrUnexpectedObject reports a watch event whose object is not of the
 // source's type T: a misconfigured client, or a server sending a format the
-// source did not ask for. The watch reports it in an Error event and ends.
+// source did not ask for. The watch's Next fails with it, and the watch
+// ends.
 var ErrUnexpectedObject = errors.New("kube: unexpected object type in watch event")
 
 // mapError wraps err, a failure of a List or Watch call on resource, so that
@@ -39,7 +40,7 @@ func isExpired(err error) bool {
 }
 
 // watchError turns the object of a watch.Error event, normally a
-// *metav1.Status, into an error for an Error event.
+// *metav1.Status, into the error that ends the watch.
 func watchError(resource string, obj runtime.Object) error {
 	return mapError("watch", resource, apierrors.FromObject(obj))
 }

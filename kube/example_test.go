@@ -13,24 +13,22 @@ import (
 )
 
 // ExampleSource caches the pods of a namespace and reads them back,
-// typed. Against a real cluster, cs is kubernetes.NewForConfig(cfg) and
-// kube.For[*corev1.Pod](factory, cs.CoreV1().Pods("default")) is enough;
-// client-go's fake clientset cannot stream lists, so this example turns
-// streaming off.
+// typed. Against a real cluster, cs is kubernetes.NewForConfig(cfg); here
+// it is client-go's fake clientset, which cannot stream lists: the source
+// recognises it and lists instead.
 func ExampleSource() {
 	cs := fake.NewClientset(
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-0"}, Status: corev1.PodStatus{Phase: corev1.PodRunning}},
 		&corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: "web-1"}, Status: corev1.PodStatus{Phase: corev1.PodPending}},
 	)
 	factory := informer.NewFactory(informer.FactoryOptions{})
-	pods := informer.For(factory,
-		kube.SourceWithOptions[*corev1.Pod](cs.CoreV1().Pods("default"), kube.Options{DisableStreamingList: true}))
+	pods := kube.For[*corev1.Pod](factory, cs.CoreV1().Pods("default"))
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	factory.Start(ctx)
 	defer factory.Shutdown()
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForSync(ctx); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -39,7 +39,7 @@ func TestFor(t *testing.T) {
 	ctx := t.Context()
 	f.Start(ctx)
 	defer f.Shutdown()
-	if err := f.WaitForCacheSync(ctx); err != nil {
+	if err := f.WaitForSync(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if got, ok := pods.Lister().Get("ns", "a"); !ok || got.Name != "a" {

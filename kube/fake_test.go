@@ -11,7 +11,8 @@ import (
 )
 
 // fakeClient is a kube.Client[L] whose answers the test sets and whose
-// requests it records.
+// requests it records. Like a generated typed client, it reports its
+// namespace, "ns".
 type fakeClient[L kube.ListObject] struct {
 	mu       sync.Mutex
 	list     L
@@ -20,6 +21,8 @@ type fakeClient[L kube.ListObject] struct {
 	watchErr error
 	requests []metav1.ListOptions
 }
+
+func (c *fakeClient[L]) GetNamespace() string { return "ns" }
 
 func (c *fakeClient[L]) List(_ context.Context, opts metav1.ListOptions) (L, error) {
 	c.mu.Lock()

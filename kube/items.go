@@ -21,9 +21,8 @@ type itemsFunc[T any, L any] func(list L) ([]T, bool)
 // the list's Items instead (&list.Items[i]) would keep each page's whole
 // array alive while any of its objects stays cached: the array's spare
 // capacity from decoding, and the old state of every object of the page
-// that has since been updated or deleted. On 5,000 ConfigMaps the copies
-// cost 5,000 small allocations per full list and save about 130 bytes of
-// heap per cached object right after the list (more once objects change);
+// that has since been updated or deleted. The copies cost one small
+// allocation per listed object and save the heap of those arrays;
 // client-go's reflector copies the same way (meta.ExtractListWithAlloc).
 func newItemsFunc[T any, L any]() (itemsFunc[T, L], error) {
 	lt, tt := reflect.TypeFor[L](), reflect.TypeFor[T]()

@@ -52,12 +52,15 @@ type Options struct {
 	FieldSelector string
 	// DisableStreamingList makes the source declare no streaming list, so
 	// that the reflector does a classic paginated List and then a Watch.
-	// Streaming lists are also off when client-go's WatchListClient feature
-	// gate is (KUBE_FEATURE_WatchListClient=false in the environment), so
-	// that our informers and client-go's make the same requests. A server
-	// that refuses streaming lists makes the reflector list at once; one
-	// older than Kubernetes 1.27 ignores the request, and the reflector
-	// lists only after its watch timeout: turn streaming off for those.
+	// Streaming lists are also off for client-go's fake clients, which
+	// cannot stream, and when client-go's WatchListClient feature gate is
+	// (KUBE_FEATURE_WatchListClient=false in the environment), so that our
+	// informers and client-go's make the same requests. A server that
+	// refuses streaming lists makes the reflector list at once; one older
+	// than Kubernetes 1.27 ignores the request, and the reflector lists
+	// once the stream has sent nothing for its idle timeout
+	// (reflector.Options.StreamingListIdleTimeout, 5s by default): turn
+	// streaming off for those to save that wait.
 	DisableStreamingList bool
 }
 
@@ -65,11 +68,12 @@ type Options struct {
 // client: the source of an informer for one resource. It is safe for
 // simultaneous use by multiple goroutines.
 type ListerWatcher[T Object, L ListObject] struct {
-	client Client[L]
-	items  itemsFunc[T, L]
-	opts   Options
-	caps   reflector.Capabilities
-	name   string // T's type, for error messages
+	client   Client[L]
+	items    itemsFunc[T, L]
+	opts     Options
+	caps     reflector.Capabilities
+	name     string // T's type, for error messages
+	identity string // see Identity
 }
 
 // Source returns a ListerWatcher for every object of type T that client
@@ -87,11 +91,17 @@ func Source[T Object, L ListObject](client Client[L]) *ListerWatcher[T, L] {
 
 // SourceWithOptions is Source with selectors or without streaming lists.
 func SourceWithOptions[T Object, L ListObject](client Client[L], opts Options) *ListerWatcher[T, L] {
+	return newSource[T](client, opts, lacksWatchList(client), typedIdentity[T](client, opts))
+}
+
+// newSource returns the source of client. noWatchList says that the
+// client, or the one it was made from, cannot stream lists.
+func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchList bool, identity string) *ListerWatcher[T, L] {
 	items, err := newItemsFunc[T, L]()
 	if err != nil {
 		panic(err)
 	}
-	streaming := !opts.DisableStreamingList &&
+	streaming := !opts.DisableStreamingList && !noWatchList &&
 		clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
 	return &ListerWatcher[T, L]{
 		client: client,
@@ -102,13 +112,15 @@ func SourceWithOptions[T Object, L ListObject](client Client[L], opts Options) *
 			Bookmarks:     true,
 			StreamingList: streaming,
 		},
-		name: reflect.TypeFor[T]().String(),
+		name:     reflect.TypeFor[T]().String(),
+		identity: identity,
 	}
 }
 
 // Capabilities reports what the Kubernetes API offers: paginated lists,
-// bookmarks and, unless disabled, streaming lists. Resource versions are
-// declared opaque, as the API documents them.
+// bookmarks and, unless disabled or the client is one of client-go's
+// fakes, streaming lists. Resource versions are declared opaque, as the
+// API documents them.
 func (s *ListerWatcher[T, L]) Capabilities() reflector.Capabilities { return s.caps }
 
 // List lists the objects, one page of at most opts.Limit items if it is set.
@@ -151,8 +163,10 @@ func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptio
 //
 // The watch ends when ctx ends, on Stop, when the server closes the stream
 // (at opts.Timeout, rounded up to whole seconds, or its own timeout), or
-// after an Error event, which wraps reflector.ErrExpired for a resource
-// version the server no longer has.
+// with the error of a watch.Error event, which wraps reflector.ErrExpired
+// for a resource version the server no longer has. It has no goroutine of
+// its own: each event goes from the client's decoding goroutine to the
+// reader's Next.
 func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOptions) (reflector.Watch[T], error) {
 	lo := s.selectors()
 	lo.ResourceVersion = opts.ResourceVersion
@@ -169,7 +183,7 @@ func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOpt
 	if err != nil {
 		return nil, mapError("watch", s.name, err)
 	}
-	return startWatch[T](ctx, w, s.name), nil
+	return newWatcher[T](ctx, w, s.name), nil
 }
 
 func (s *ListerWatcher[T, L]) selectors() metav1.ListOptions {

@@ -3,6 +3,7 @@ package kube
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -12,94 +13,105 @@ import (
 	"github.com/typedcache/typedcache/reflector"
 )
 
-// watcher adapts a client-go watch.Interface to a reflector.Watch[T]. One
-// goroutine, started by startWatch, reads the client's events, converts
-// them and forwards them; it exits, stopping the client's watch and closing
-// events, when the client's stream ends, after an Error event, on Stop, or
-// when the watch's context ends.
+// watcher adapts a client-go watch.Interface to a reflector.Watch[T]. It has
+// no goroutine of its own: Next receives the client's next event on the
+// caller's goroutine and converts it, so an event reaches the reflector
+// straight from the goroutine that decoded it.
 type watcher[T Object] struct {
-	events chan reflector.Event[T]
-	stop   chan struct{} // closed by Stop
-	once   sync.Once
+	w    watch.Interface
+	ch   <-chan watch.Event
+	name string // the resource, for errors
+	// unhook cancels the stop of w when the watch's context ends.
+	unhook func() bool
+	once   sync.Once // stops w once
+	// end, once set, is what every later Next returns: io.EOF, or the
+	// failure that ended the stream. Only Next's goroutine touches it.
+	end error
 }
 
-func startWatch[T Object](ctx context.Context, w watch.Interface, name string) *watcher[T] {
-	x := &watcher[T]{events: make(chan reflector.Event[T]), stop: make(chan struct{})}
-	go x.forward(ctx, w, name)
+// newWatcher adapts w, which ends when ctx does: a client honours the
+// context of its request, and a fake client's watch is stopped then.
+func newWatcher[T Object](ctx context.Context, w watch.Interface, name string) *watcher[T] {
+	x := &watcher[T]{w: w, ch: w.ResultChan(), name: name}
+	x.unhook = context.AfterFunc(ctx, x.stopClient)
 	return x
 }
 
-// Events returns the channel of converted events; it is closed when the
-// watch ends.
-func (x *watcher[T]) Events() <-chan reflector.Event[T] { return x.events }
-
-// Stop ends the watch. It is idempotent and safe to call from any
-// goroutine.
-func (x *watcher[T]) Stop() { x.once.Do(func() { close(x.stop) }) }
-
-func (x *watcher[T]) forward(ctx context.Context, w watch.Interface, name string) {
-	defer close(x.events)
-	defer w.Stop()
-	for {
-		var e watch.Event
-		var ok bool
+// Next returns the client's next event, converted. A watch.Error event, an
+// object that is not a T and an unknown event type end the stream with an
+// error; the client closing its channel ends it with io.EOF.
+func (x *watcher[T]) Next(ctx context.Context) (reflector.Event[T], error) {
+	if x.end != nil {
+		return reflector.Event[T]{}, x.end
+	}
+	var e watch.Event
+	var ok bool
+	select {
+	case e, ok = <-x.ch: // the common case under load: an event is ready
+	default:
 		select {
-		case e, ok = <-w.ResultChan():
-			if !ok {
-				return
-			}
-		case <-x.stop:
-			return
+		case e, ok = <-x.ch:
 		case <-ctx.Done():
-			return
-		}
-		ev := convert[T](e, name)
-		select {
-		case x.events <- ev:
-		case <-x.stop:
-			return
-		case <-ctx.Done():
-			return
-		}
-		if ev.Type == reflector.Error {
-			return
+			return reflector.Event[T]{}, ctx.Err()
 		}
 	}
+	if !ok {
+		return x.finish(io.EOF)
+	}
+	ev, err := convert[T](e, x.name)
+	if err != nil {
+		return x.finish(err)
+	}
+	return ev, nil
 }
 
-// convert turns a client-go event into ours. Objects that are not of type
-// T, and event types it does not know, become Error events.
-func convert[T Object](e watch.Event, name string) reflector.Event[T] {
+// finish ends the stream with err and stops the client's watch.
+func (x *watcher[T]) finish(err error) (reflector.Event[T], error) {
+	x.end = err
+	x.Stop()
+	return reflector.Event[T]{}, err
+}
+
+// Stop stops the client's watch, which closes its channel: a Next waiting
+// meanwhile returns io.EOF. It is idempotent and safe from any goroutine.
+func (x *watcher[T]) Stop() {
+	x.unhook()
+	x.stopClient()
+}
+
+// stopClient stops the client's watch, once: not every watch.Interface
+// tolerates a second Stop.
+func (x *watcher[T]) stopClient() { x.once.Do(x.w.Stop) }
+
+// convert turns a client-go event into ours. Error events, objects that
+// are not of type T and event types it does not know are errors.
+func convert[T Object](e watch.Event, name string) (reflector.Event[T], error) {
 	var t reflector.EventType
 	switch e.Type {
 	case watch.Added:
 		t = reflector.Added
 	case watch.Modified:
-		t = reflector.Modified
+		t = reflector.Updated
 	case watch.Deleted:
 		t = reflector.Deleted
 	case watch.Bookmark:
 		m, err := meta.Accessor(e.Object)
 		if err != nil {
-			return errorEvent[T](fmt.Errorf("kube: watch %s: bookmark: %w: %v", name, ErrUnexpectedObject, err))
+			return reflector.Event[T]{}, fmt.Errorf("kube: watch %s: bookmark: %w: %v", name, ErrUnexpectedObject, err)
 		}
 		return reflector.Event[T]{
 			Type:             reflector.Bookmark,
 			ResourceVersion:  m.GetResourceVersion(),
 			InitialEventsEnd: m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true",
-		}
+		}, nil
 	case watch.Error:
-		return errorEvent[T](watchError(name, e.Object))
+		return reflector.Event[T]{}, watchError(name, e.Object)
 	default:
-		return errorEvent[T](fmt.Errorf("kube: watch %s: unknown event type %q", name, e.Type))
+		return reflector.Event[T]{}, fmt.Errorf("kube: watch %s: unknown event type %q", name, e.Type)
 	}
 	obj, ok := e.Object.(T)
 	if !ok {
-		return errorEvent[T](fmt.Errorf("kube: watch %s: %w: %T", name, ErrUnexpectedObject, e.Object))
+		return reflector.Event[T]{}, fmt.Errorf("kube: watch %s: %w: %T", name, ErrUnexpectedObject, e.Object)
 	}
-	return reflector.Event[T]{Type: t, Object: obj}
-}
-
-func errorEvent[T Object](err error) reflector.Event[T] {
-	return reflector.Event[T]{Type: reflector.Error, Err: err}
+	return reflector.Event[T]{Type: t, Object: obj}, nil
 }

@@ -3,6 +3,7 @@ package kube_test
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,8 +17,9 @@ import (
 )
 
 // collect sends events through a watch of a fake client and returns what
-// the source's watch delivered until it closed.
-func collect(t *testing.T, events ...watch.Event) []reflector.Event[*corev1.Pod] {
+// the source's watch delivered until it ended, and the error that ended it
+// (nil for io.EOF).
+func collect(t *testing.T, events ...watch.Event) ([]reflector.Event[*corev1.Pod], error) {
 	t.Helper()
 	fw := watch.NewFakeWithChanSize(len(events), false)
 	for _, e := range events {
@@ -31,10 +33,16 @@ func collect(t *testing.T, events ...watch.Event) []reflector.Event[*corev1.Pod]
 	}
 	defer w.Stop()
 	var got []reflector.Event[*corev1.Pod]
-	for e := range w.Events() {
+	for {
+		e, err := w.Next(context.Background())
+		if err == io.EOF {
+			return got, nil
+		}
+		if err != nil {
+			return got, err
+		}
 		got = append(got, e)
 	}
-	return got
 }
 
 func bookmark(rv string, initialEventsEnd bool) *corev1.Pod {
@@ -47,7 +55,7 @@ func bookmark(rv string, initialEventsEnd bool) *corev1.Pod {
 
 func TestWatchEvents(t *testing.T) {
 	a, b := pod("a", "2"), pod("b", "3")
-	got := collect(t,
+	got, err := collect(t,
 		watch.Event{Type: watch.Added, Object: &a},
 		watch.Event{Type: watch.Bookmark, Object: bookmark("2", true)},
 		watch.Event{Type: watch.Modified, Object: &b},
@@ -57,12 +65,12 @@ func TestWatchEvents(t *testing.T) {
 	want := []reflector.Event[*corev1.Pod]{
 		{Type: reflector.Added, Object: &a},
 		{Type: reflector.Bookmark, ResourceVersion: "2", InitialEventsEnd: true},
-		{Type: reflector.Modified, Object: &b},
+		{Type: reflector.Updated, Object: &b},
 		{Type: reflector.Bookmark, ResourceVersion: "4"},
 		{Type: reflector.Deleted, Object: &a},
 	}
-	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("watch events mismatch (-want +got):\n%s", diff)
+	if diff := cmp.Diff(want, got); diff != "" || err != nil {
+		t.Errorf("watch events mismatch (-want +got):\n%s\nended with %v, want io.EOF", diff, err)
 	}
 	if got[0].Object != &a {
 		t.Error("Added event's object is a copy, want the decoded object itself")
@@ -112,17 +120,16 @@ func TestWatchErrorEvents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			after := pod("after", "9")
-			// The Error event ends the watch: the Added after it is never delivered.
-			got := collect(t, tt.event, watch.Event{Type: watch.Added, Object: &after})
-			if len(got) != 1 || got[0].Type != reflector.Error {
-				t.Fatalf("events = %+v, want one Error event", got)
+			// The failure ends the watch: the Added after it is never delivered.
+			got, err := collect(t, tt.event, watch.Event{Type: watch.Added, Object: &after})
+			if len(got) != 0 || err == nil {
+				t.Fatalf("events = %+v, ended with %v; want no event and an error", got, err)
 			}
-			err := got[0].Err
 			if errors.Is(err, reflector.ErrExpired) != tt.expired {
-				t.Errorf("Error event %v: errors.Is(ErrExpired) = %v, want %v", err, !tt.expired, tt.expired)
+				t.Errorf("error %v: errors.Is(ErrExpired) = %v, want %v", err, !tt.expired, tt.expired)
 			}
 			if !tt.is(err) {
-				t.Errorf("Error event %v does not match its cause", err)
+				t.Errorf("error %v does not match its cause", err)
 			}
 		})
 	}
@@ -160,14 +167,7 @@ func TestWatchEnds(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Watch: %v", err)
 			}
-			p := pod("a", "2")
-			s.ch <- watch.Event{Type: watch.Added, Object: &p} // taken by the forwarder, not read by us
 			tt.end(cancel, w)
-			for e := range w.Events() { // closes even though nobody read the pending event
-				if e.Object != &p {
-					t.Errorf("unexpected event %+v", e)
-				}
-			}
 			<-s.stopped // the client's watch was stopped
 		})
 	}

@@ -121,7 +121,11 @@ func BenchmarkList100k(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for ev := range w.Events() {
+			for {
+				ev, err := w.Next(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
 				if ev.InitialEventsEnd {
 					break
 				}
@@ -140,14 +144,14 @@ func BenchmarkWatch(b *testing.B) {
 		b.Run(fmt.Sprint("watchers=", watchers), func(b *testing.B) {
 			src := filled(b, 100, false)
 			start := src.ResourceVersion()
-			var chans []<-chan reflector.Event[*item]
+			var ws []reflector.Watch[*item]
 			for range watchers {
 				w, err := src.Watch(b.Context(), reflector.WatchOptions{ResourceVersion: start})
 				if err != nil {
 					b.Fatal(err)
 				}
 				defer w.Stop()
-				chans = append(chans, w.Events())
+				ws = append(ws, w)
 			}
 			i := 0
 			for b.Loop() {
@@ -157,9 +161,9 @@ func BenchmarkWatch(b *testing.B) {
 					}
 					i++
 				}
-				for _, ch := range chans {
+				for _, w := range ws {
 					for range batch {
-						if ev := <-ch; ev.Type != reflector.Modified {
+						if ev := next(b, w); ev.Type != reflector.Updated {
 							b.Fatal(describe(ev))
 						}
 					}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"sync"
 	"testing"
@@ -20,10 +21,15 @@ import (
 func follow(w reflector.Watch[*item], from, last uint64) (map[string]int, error) {
 	state := map[string]int{}
 	at := from // 0 until the initial events end
-	for ev := range w.Events() {
+	for {
+		ev, err := w.Next(context.Background())
+		if err == io.EOF {
+			return nil, errors.New("watch ended early")
+		}
+		if err != nil {
+			return nil, err
+		}
 		switch ev.Type {
-		case reflector.Error:
-			return nil, ev.Err
 		case reflector.Bookmark:
 			if ev.InitialEventsEnd {
 				at, _ = strconv.ParseUint(ev.ResourceVersion, 10, 64)
@@ -37,7 +43,7 @@ func follow(w reflector.Watch[*item], from, last uint64) (map[string]int, error)
 			if at == 0 {
 				continue
 			}
-		case reflector.Modified:
+		case reflector.Updated:
 			state[ev.Object.Name] = ev.Object.Value
 		case reflector.Deleted:
 			delete(state, ev.Object.Name)
@@ -51,7 +57,6 @@ func follow(w reflector.Watch[*item], from, last uint64) (map[string]int, error)
 			return state, nil
 		}
 	}
-	return nil, errors.New("watch ended early")
 }
 
 func TestConcurrentWritersAndWatchers(t *testing.T) {

@@ -59,7 +59,11 @@ func ExampleSource_Watch() {
 	w, _ := src.Watch(ctx, reflector.WatchOptions{ResourceVersion: from})
 	defer w.Stop()
 	for range 2 {
-		ev := <-w.Events()
+		ev, err := w.Next(ctx)
+		if err != nil {
+			fmt.Println(err)
+			return
+		}
 		fmt.Println(ev.Type, ev.Object.Name, "at", ev.ResourceVersion)
 	}
 	// Output:
@@ -99,14 +103,16 @@ func (m *mirror) syncTo(ctx context.Context, target string) error {
 			return err
 		}
 		n := 0
-		for ev := range w.Events() {
+		for m.version != target {
+			ev, err := w.Next(ctx)
+			if errors.Is(err, reflector.ErrExpired) {
+				fmt.Println("version", m.version, "expired")
+				m.version = ""
+			}
+			if err != nil {
+				break
+			}
 			switch ev.Type {
-			case reflector.Error:
-				if errors.Is(ev.Err, reflector.ErrExpired) {
-					fmt.Println("version", m.version, "expired")
-					m.version = ""
-				}
-				continue
 			case reflector.Deleted:
 				delete(m.state, ev.Object.Name)
 			default:
@@ -114,9 +120,6 @@ func (m *mirror) syncTo(ctx context.Context, target string) error {
 			}
 			n++
 			m.version = ev.ResourceVersion
-			if m.version == target {
-				break
-			}
 		}
 		w.Stop()
 		if n > 0 {

@@ -19,7 +19,7 @@ var ErrInjected = errors.New("memsource: injected fault")
 // is left.
 type Faults struct {
 	// CloseWatchesAfter ends every watch once it has sent this many
-	// Added, Modified and Deleted events (bookmarks do not count), as a
+	// Added, Updated and Deleted events (bookmarks do not count), as a
 	// server closes a stream; the watcher must watch again. Zero means never.
 	CloseWatchesAfter int
 	// FailLists is the number of coming List calls that fail with Err.
@@ -30,7 +30,8 @@ type Faults struct {
 	// ErrInjected. Set it to reflector.ErrExpired to simulate a 410.
 	Err error
 	// ExpireWatches is the number of coming Watch calls whose stream, from
-	// any version, is a single Error event wrapping reflector.ErrExpired.
+	// any version, fails at once with an error wrapping
+	// reflector.ErrExpired.
 	ExpireWatches int
 	// ListDelay delays every List answer; WatchDelay delays every Watch
 	// start. Both wait on a timer and give up when the call's context ends,

@@ -236,8 +236,10 @@ func TestStats(t *testing.T) {
 		w := mustWatch(t, src, reflector.WatchOptions{SendInitialEvents: true})
 		drain(w)
 		got := src.Stats()
+		if src.Len() != 1 || src.ResourceVersion() != "5" {
+			t.Errorf("Len() = %d, ResourceVersion() = %q; want 1 and 5", src.Len(), src.ResourceVersion())
+		}
 		want := memsource.Stats{
-			Objects: 1, ResourceVersion: "5",
 			Creates: 2, Updates: 1, Deletes: 1,
 			Lists: 1, Watches: 1, ActiveWatches: 1,
 			Events: 1, Bookmarks: 1,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 	"testing/synctest"
 
@@ -49,19 +50,13 @@ func mustCreate(t testing.TB, src *memsource.Source[*item], names ...string) {
 }
 
 // describe renders an event compactly for comparisons: "Added ns/a=1 @2",
-// "Bookmark @5 end", "Error expired".
+// "Bookmark @5 end".
 func describe(ev reflector.Event[*item]) string {
-	switch ev.Type {
-	case reflector.Bookmark:
+	if ev.Type == reflector.Bookmark {
 		if ev.InitialEventsEnd {
 			return fmt.Sprintf("Bookmark @%s end", ev.ResourceVersion)
 		}
 		return fmt.Sprintf("Bookmark @%s", ev.ResourceVersion)
-	case reflector.Error:
-		if errors.Is(ev.Err, reflector.ErrExpired) {
-			return "Error expired"
-		}
-		return "Error " + ev.Err.Error()
 	}
 	rv := ev.ResourceVersion
 	if rv == "" {
@@ -70,29 +65,109 @@ func describe(ev reflector.Event[*item]) string {
 	return fmt.Sprintf("%s %s/%s=%d @%s", ev.Type, ev.Object.Namespace, ev.Object.Name, ev.Object.Value, rv)
 }
 
+// describeEnd renders how a stream ended: "" for io.EOF, "Error expired"
+// for an expiry, "Error " and the message otherwise.
+func describeEnd(err error) string {
+	switch {
+	case err == io.EOF:
+		return ""
+	case errors.Is(err, reflector.ErrExpired):
+		return "Error expired"
+	}
+	return "Error " + err.Error()
+}
+
 // drain returns the descriptions of the events the watch has ready once
-// the bubble is idle, and reports whether Events was closed. It must run
-// inside a synctest bubble.
+// the bubble is idle, and reports whether the stream ended; a failure that
+// ended it is the last description. It must run inside a synctest bubble.
 func drain(w reflector.Watch[*item]) (events []string, closed bool) {
+	type result struct {
+		ev  reflector.Event[*item]
+		err error
+	}
 	for {
-		synctest.Wait()
-		n := len(events)
-		for {
-			select {
-			case ev, ok := <-w.Events():
-				if !ok {
-					return events, true
-				}
-				events = append(events, describe(ev))
-				continue
-			default:
-			}
-			break
-		}
-		if len(events) == n {
+		ctx, cancel := context.WithCancel(context.Background())
+		got := make(chan result, 1)
+		go func() {
+			ev, err := w.Next(ctx)
+			got <- result{ev, err}
+		}()
+		synctest.Wait() // Next returned, or waits for something that is not coming
+		cancel()
+		r := <-got
+		switch {
+		case r.err == nil:
+			events = append(events, describe(r.ev))
+		case errors.Is(r.err, context.Canceled):
 			return events, false
+		default:
+			if end := describeEnd(r.err); end != "" {
+				events = append(events, end)
+			}
+			return events, true
 		}
 	}
+}
+
+// reader reads a watch on a goroutine of its own, as a reflector does,
+// recording a description of every event.
+type reader struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	events []string // written by the goroutine until done is closed
+}
+
+// startReader starts reading w until the stream ends or stop is called.
+func startReader(w reflector.Watch[*item]) *reader {
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &reader{cancel: cancel, done: make(chan struct{})}
+	go func() {
+		defer close(r.done)
+		for {
+			ev, err := w.Next(ctx)
+			if err != nil {
+				if end := describeEnd(err); end != "" && ctx.Err() == nil {
+					r.events = append(r.events, end)
+				}
+				return
+			}
+			r.events = append(r.events, describe(ev))
+		}
+	}()
+	return r
+}
+
+// stop ends the reading and returns the events read.
+func (r *reader) stop() []string {
+	r.cancel()
+	<-r.done
+	return r.events
+}
+
+// readAll reads w until its stream ends and returns the events and the
+// error that ended it (nil for io.EOF).
+func readAll(w reflector.Watch[*item]) ([]reflector.Event[*item], error) {
+	var evs []reflector.Event[*item]
+	for {
+		ev, err := w.Next(context.Background())
+		if err == io.EOF {
+			return evs, nil
+		}
+		if err != nil {
+			return evs, err
+		}
+		evs = append(evs, ev)
+	}
+}
+
+// next returns the next event of w, failing the test if the stream ended.
+func next(t testing.TB, w reflector.Watch[*item]) reflector.Event[*item] {
+	t.Helper()
+	ev, err := w.Next(t.Context())
+	if err != nil {
+		t.Fatalf("Next: %v", err)
+	}
+	return ev
 }
 
 // mustWatch starts a watch, failing the test on error, and stops it at the

@@ -300,9 +300,10 @@ func TestPaginationConsistentUnderWrites(t *testing.T) {
 		cur[it.Name] = it.Value
 	}
 	stateAt[base.ResourceVersion] = maps.Clone(cur)
-	for ev := range w.Events() {
+	for {
+		ev := next(t, w)
 		switch ev.Type {
-		case reflector.Added, reflector.Modified:
+		case reflector.Added, reflector.Updated:
 			cur[ev.Object.Name] = ev.Object.Value
 		case reflector.Deleted:
 			delete(cur, ev.Object.Name)

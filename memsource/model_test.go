@@ -154,7 +154,7 @@ func fuzzSource(t *testing.T, ops []byte) {
 				t.Fatalf("Update(%s): %v", name, err)
 			default:
 				next[name] = modelObject{arg, m.version + 1}
-				m.write(reflector.Modified, name, next[name], next)
+				m.write(reflector.Updated, name, next[name], next)
 			}
 		case 3:
 			_, err := src.Delete("ns/" + name)

@@ -157,7 +157,7 @@ func (s *Source[T]) snapshotAtLocked(v uint64) *snapshot[T] {
 		switch r.typ {
 		case reflector.Added:
 			changes = append(changes, change[T]{key: r.key})
-		case reflector.Modified:
+		case reflector.Updated:
 			changes = append(changes, change[T]{key: r.key, obj: r.prev, present: true})
 		case reflector.Deleted:
 			changes = append(changes, change[T]{key: r.key, obj: r.obj, present: true})

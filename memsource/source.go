@@ -19,9 +19,9 @@ const (
 	DefaultBookmarkInterval = time.Minute
 )
 
-// eventBuffer is the capacity of a watch's Events channel, and the most
-// history records a watch copies out per lock acquisition.
-const eventBuffer = 64
+// watchBatch is the most history records a watch copies out per lock
+// acquisition.
+const watchBatch = 64
 
 // Options are the optional settings of a Source. The zero value is a source
 // with every capability, a history of DefaultHistorySize writes, bookmarks
@@ -54,8 +54,8 @@ type Options[T Object] struct {
 	// Capabilities report no streaming list.
 	DisableStreamingList bool
 	// OpaqueVersions makes resource versions strings that are not decimal
-	// numbers ("v" and base 36), and Capabilities report them as not
-	// comparable.
+	// numbers ("v" and base 36), as a source whose consumers must not
+	// compare versions may have.
 	OpaqueVersions bool
 
 	// Faults are the faults injected from the start; SetFaults changes them.
@@ -111,10 +111,10 @@ type entry[T any] struct {
 
 // record is one write in the history.
 type record[T any] struct {
-	typ     reflector.EventType // Added, Modified or Deleted
+	typ     reflector.EventType // Added, Updated or Deleted
 	key     string
 	obj     T      // the new state, or the last state for Deleted
-	prev    T      // the state before a Modified write
+	prev    T      // the state before a Updated write
 	version string // the version of this write
 }
 
@@ -127,10 +127,9 @@ func New[T Object](opts Options[T]) *Source[T] {
 		historySize:      opts.HistorySize,
 		bookmarkInterval: opts.BookmarkInterval,
 		caps: reflector.Capabilities{
-			Pagination:         !opts.DisablePagination,
-			Bookmarks:          !opts.DisableBookmarks,
-			StreamingList:      !opts.DisableStreamingList,
-			ComparableVersions: !opts.OpaqueVersions,
+			Pagination:    !opts.DisablePagination,
+			Bookmarks:     !opts.DisableBookmarks,
+			StreamingList: !opts.DisableStreamingList,
 		},
 		codec:   codec{opaque: opts.OpaqueVersions},
 		items:   make(map[string]entry[T]),

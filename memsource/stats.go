@@ -4,12 +4,9 @@ import "sync/atomic"
 
 // Stats is a snapshot of a source's activity since New: what was written,
 // what was asked, what was sent, and which faults fired. Tests use it to
-// check that a fault they injected was exercised.
+// check that a fault they injected was exercised. The source's Len and
+// ResourceVersion give its number of objects and its current version.
 type Stats struct {
-	// Objects is the number of objects stored; ResourceVersion the current
-	// version.
-	Objects         int
-	ResourceVersion string
 	// Creates, Updates and Deletes count successful writes.
 	Creates, Updates, Deletes uint64
 	// Lists and Watches count calls, failed ones included; each page of a
@@ -17,7 +14,7 @@ type Stats struct {
 	Lists, Watches uint64
 	// ActiveWatches is the number of watches whose stream has not ended.
 	ActiveWatches int
-	// Events counts Added, Modified and Deleted events sent to watchers,
+	// Events counts Added, Updated and Deleted events sent to watchers,
 	// initial ones included; Bookmarks counts bookmarks sent.
 	Events, Bookmarks uint64
 	// Expired counts lists, continues and watches refused because their
@@ -49,13 +46,8 @@ type counters struct {
 // Stats returns a snapshot of the source's counters. Counters are read one
 // by one, so a snapshot taken during activity may mix moments.
 func (s *Source[T]) Stats() Stats {
-	s.mu.Lock()
-	objects, version := len(s.items), s.codec.format(s.version)
-	s.mu.Unlock()
 	c := &s.stats
 	return Stats{
-		Objects:          objects,
-		ResourceVersion:  version,
 		Creates:          c.creates.Load(),
 		Updates:          c.updates.Load(),
 		Deletes:          c.deletes.Load(),

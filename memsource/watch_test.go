@@ -3,6 +3,7 @@ package memsource_test
 import (
 	"context"
 	"errors"
+	"io"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -35,12 +36,12 @@ func TestWatchFrom(t *testing.T) {
 		{
 			name:  "the oldest version replays everything",
 			watch: reflector.WatchOptions{ResourceVersion: "1"},
-			want:  []string{"Added ns/a=0 @2", "Added ns/b=0 @3", "Modified ns/a=1 @4", "Deleted ns/b=0 @5"},
+			want:  []string{"Added ns/a=0 @2", "Added ns/b=0 @3", "Updated ns/a=1 @4", "Deleted ns/b=0 @5"},
 		},
 		{
 			name:  "a past version replays the writes after it",
 			watch: reflector.WatchOptions{ResourceVersion: "3"},
-			want:  []string{"Modified ns/a=1 @4", "Deleted ns/b=0 @5"},
+			want:  []string{"Updated ns/a=1 @4", "Deleted ns/b=0 @5"},
 		},
 		{
 			name:  "the current version waits for writes",
@@ -76,7 +77,7 @@ func TestWatchFrom(t *testing.T) {
 			name:  "without streaming lists a version watch replays history",
 			opts:  memsource.Options[*item]{DisableStreamingList: true},
 			watch: reflector.WatchOptions{ResourceVersion: "3", SendInitialEvents: true},
-			want:  []string{"Modified ns/a=1 @4", "Deleted ns/b=0 @5"},
+			want:  []string{"Updated ns/a=1 @4", "Deleted ns/b=0 @5"},
 		},
 		{
 			name:       "a future version is expired",
@@ -95,7 +96,7 @@ func TestWatchFrom(t *testing.T) {
 			name:  "the oldest version the history covers",
 			opts:  memsource.Options[*item]{HistorySize: 2},
 			watch: reflector.WatchOptions{ResourceVersion: "3"},
-			want:  []string{"Modified ns/a=1 @4", "Deleted ns/b=0 @5"},
+			want:  []string{"Updated ns/a=1 @4", "Deleted ns/b=0 @5"},
 		},
 	}
 	for _, tt := range tests {
@@ -168,7 +169,8 @@ func TestWatchEnds(t *testing.T) {
 				}
 				tt.end(w, cancel)
 				synctest.Wait()
-				for range w.Events() { // at most the event already buffered
+				if _, err := w.Next(t.Context()); err != io.EOF {
+					t.Errorf("Next after the watch ended: %v, want io.EOF", err)
 				}
 				if got := src.Stats().ActiveWatches; got != 0 {
 					t.Errorf("Stats().ActiveWatches = %d after the watch ended, want 0", got)
@@ -189,8 +191,8 @@ func TestWatchTimeout(t *testing.T) {
 		if got, closed := drain(w); closed || len(got) != 1 {
 			t.Fatalf("before the timeout: events %q, closed %v; want one event, open", got, closed)
 		}
-		for range w.Events() {
-			t.Error("event after the last write")
+		if ev, err := w.Next(t.Context()); err != io.EOF {
+			t.Errorf("Next after the last write = %s, %v; want io.EOF", describe(ev), err)
 		}
 		if d := time.Since(start); d != 30*time.Second {
 			t.Errorf("watch ended after %v, want 30s", d)
@@ -233,11 +235,11 @@ func TestWatchBookmarks(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				src := memsource.New(tt.opts)
 				w := mustWatch(t, src, reflector.WatchOptions{ResourceVersion: "1", AllowBookmarks: tt.allow})
-				var got []string
+				reader := startReader(w)
 				time.Sleep(15 * time.Second) // one bookmark at 10s
 				mustCreate(t, src, "a")
 				time.Sleep(20 * time.Second) // two more at 20s and 30s
-				got, _ = drain(w)
+				got := reader.stop()
 				if diff := cmp.Diff(tt.want, got); diff != "" {
 					t.Errorf("events over 35s mismatch (-want +got):\n%s", diff)
 				}
@@ -262,35 +264,36 @@ func TestWatchDefaultBookmarkInterval(t *testing.T) {
 }
 
 // TestSlowWatcherDoesNotBlockWriters writes far more than the history holds
-// while a watcher reads nothing: the writes complete, and the watcher
-// receives a gap-free prefix of them, then an expiry error.
+// while a watcher reads a few events and then nothing: the writes complete,
+// and the watcher receives a gap-free prefix of them, then an expiry error.
 func TestSlowWatcherDoesNotBlockWriters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := memsource.New(memsource.Options[*item]{HistorySize: 10})
 		mustCreate(t, src, "a")
 		w := mustWatch(t, src, reflector.WatchOptions{ResourceVersion: "2"})
+		var got []reflector.Event[*item]
 		for i := range 500 {
 			if i == 5 {
-				synctest.Wait() // the watcher sends the first writes, then waits
+				for range 3 { // the watcher reads a little, then falls behind
+					got = append(got, next(t, w))
+				}
 			}
 			if _, err := src.Update(newItem("a", i+1)); err != nil {
 				t.Fatal(err)
 			}
 		}
-		var got []reflector.Event[*item]
-		for ev := range w.Events() {
-			got = append(got, ev)
-		}
-		if len(got) < 6 || len(got) > 500 {
+		rest, err := readAll(w)
+		got = append(got, rest...)
+		if len(got) < 5 || len(got) >= 500 {
 			t.Fatalf("slow watcher got %d events, want a prefix and an error", len(got))
 		}
-		for i, ev := range got[:len(got)-1] {
-			if ev.Type != reflector.Modified || ev.Object.Value != i+1 {
-				t.Fatalf("event %d = %s, want Modified ns/a=%d", i, describe(ev), i+1)
+		for i, ev := range got {
+			if ev.Type != reflector.Updated || ev.Object.Value != i+1 {
+				t.Fatalf("event %d = %s, want Updated ns/a=%d", i, describe(ev), i+1)
 			}
 		}
-		if last := describe(got[len(got)-1]); last != "Error expired" {
-			t.Errorf("last event = %s, want Error expired", last)
+		if end := describeEnd(err); end != "Error expired" {
+			t.Errorf("stream ended with %q, want Error expired", end)
 		}
 	})
 }
@@ -301,7 +304,7 @@ func TestWatchCopiesWithClone(t *testing.T) {
 		w1 := mustWatch(t, src, reflector.WatchOptions{ResourceVersion: "1"})
 		w2 := mustWatch(t, src, reflector.WatchOptions{ResourceVersion: "1"})
 		mustCreate(t, src, "a")
-		e1, e2 := <-w1.Events(), <-w2.Events()
+		e1, e2 := next(t, w1), next(t, w2)
 		e1.Object.Value = 5
 		stored, _ := src.Get("ns/a")
 		if e1.Object == e2.Object || e2.Object.Value != 0 || stored.Value != 0 {

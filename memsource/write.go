@@ -40,7 +40,7 @@ func (s *Source[T]) Create(obj T) (T, error) {
 
 // Update replaces the stored object with obj's key by obj, as a new
 // version, and returns the stored object with its resource version set.
-// Watchers see a Modified event.
+// Watchers see a Updated event.
 //
 // Like the API server, Update is an optimistic write: if obj carries a
 // resource version, it must be the stored object's, or Update fails with
@@ -49,7 +49,7 @@ func (s *Source[T]) Create(obj T) (T, error) {
 func (s *Source[T]) Update(obj T) (T, error) {
 	obj, key, given, err := s.in(obj)
 	if err == nil {
-		obj, err = s.commit(reflector.Modified, key, obj, given)
+		obj, err = s.commit(reflector.Updated, key, obj, given)
 	}
 	if err != nil {
 		var zero T
@@ -102,14 +102,14 @@ func (s *Source[T]) commit(typ reflector.EventType, key string, obj T, given str
 		return zero, fmt.Errorf("%w: %s", ErrAlreadyExists, key)
 	case typ != reflector.Added && !ok:
 		return zero, fmt.Errorf("%w: %s", ErrNotFound, key)
-	case typ == reflector.Modified && given != "" && given != old.version:
+	case typ == reflector.Updated && given != "" && given != old.version:
 		return zero, fmt.Errorf("%w: %s is at version %s, the update is based on %s",
 			ErrConflict, key, old.version, given)
 	}
 	version := s.codec.format(s.version + 1)
 	rec := record[T]{typ: typ, key: key, obj: obj, version: version}
 	switch typ {
-	case reflector.Modified:
+	case reflector.Updated:
 		rec.prev = old.obj
 	case reflector.Deleted:
 		rec.obj = old.obj

@@ -275,9 +275,6 @@ func TestOpaqueVersions(t *testing.T) {
 	if _, err := strconv.ParseUint(v, 10, 64); err == nil {
 		t.Errorf("opaque version %q parses as a number", v)
 	}
-	if src.Capabilities().ComparableVersions {
-		t.Error("Capabilities().ComparableVersions = true with OpaqueVersions")
-	}
 	// The opaque version still works as a watch and list argument.
 	if _, err := src.List(t.Context(), reflector.ListOptions{ResourceVersion: v}); err != nil {
 		t.Errorf("List at %s: %v", v, err)

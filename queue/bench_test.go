@@ -44,7 +44,7 @@ func BenchmarkAddGetDone(b *testing.B) {
 }
 
 func BenchmarkAddGetDoneMetrics(b *testing.B) {
-	benchAddGetDone(b, queue.New[string](queue.Options{Name: "bench", Metrics: &atomicMetrics{}}))
+	benchAddGetDone(b, queue.New[string](queue.Options{Name: "bench", Metrics: (&atomicMetrics{}).NewMetrics}))
 }
 
 // atomicMetrics is the cheapest useful provider: counters and duration sums.
@@ -53,7 +53,7 @@ type atomicMetrics struct {
 	queued, worked                  atomic.Int64
 }
 
-func (m *atomicMetrics) NewQueueMetrics(string, func() queue.MetricsSnapshot) queue.QueueMetrics {
+func (m *atomicMetrics) NewMetrics(string, func() queue.MetricsSnapshot) queue.Metrics {
 	return m
 }
 func (m *atomicMetrics) Added()   { m.adds.Add(1) }

@@ -2,29 +2,19 @@ package queue
 
 import "time"
 
-// MetricsProvider creates the metrics of queues. A queue whose
-// [Options.Metrics] is set calls NewQueueMetrics once, from its constructor.
+// Metrics records the events of one queue, created for it by
+// [Options.Metrics]. The queue calls its methods after releasing its lock,
+// possibly from many goroutines at once, so implementations must be safe
+// for simultaneous use and should be cheap: they run on every Add, Get and
+// Done.
 //
 // The measurements map onto client-go's workqueue metrics as follows:
-// adds is the number of [QueueMetrics.Added] calls, latency is the duration
-// passed to [QueueMetrics.Started], work duration the one passed to
-// [QueueMetrics.Finished], retries the number of [QueueMetrics.Retried]
-// calls, and depth, unfinished work and longest running processor are read
-// from [MetricsSnapshot] when the metrics are collected.
-type MetricsProvider interface {
-	// NewQueueMetrics returns the recorder for the queue called name.
-	// snapshot returns the queue's current gauges; it is safe to call from
-	// any goroutine at any time, costs one lock acquisition plus a walk over
-	// the items being processed, and must not be called from within a
-	// QueueMetrics method.
-	NewQueueMetrics(name string, snapshot func() MetricsSnapshot) QueueMetrics
-}
-
-// QueueMetrics records the events of one queue. The queue calls its methods
-// after releasing its lock, possibly from many goroutines at once, so
-// implementations must be safe for simultaneous use and should be cheap:
-// they run on every Add, Get and Done.
-type QueueMetrics interface {
+// adds is the number of [Metrics.Added] calls, latency is the duration
+// passed to [Metrics.Started], work duration the one passed to
+// [Metrics.Finished], retries the number of [Metrics.Retried] calls, and
+// depth, unfinished work and longest running processor are read from
+// [MetricsSnapshot] when the metrics are collected.
+type Metrics interface {
 	// Added is called each time an item that was not queued becomes queued,
 	// including by a delayed add that comes due.
 	Added()
@@ -53,7 +43,7 @@ type MetricsSnapshot struct {
 	LongestRunning time.Duration
 }
 
-// snapshot implements the snapshot function handed to the MetricsProvider.
+// snapshot implements the snapshot function handed to Options.Metrics.
 func (q *Queue[K]) snapshot() MetricsSnapshot {
 	q.mu.Lock()
 	defer q.mu.Unlock()

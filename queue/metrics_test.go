@@ -12,7 +12,8 @@ import (
 	"github.com/typedcache/typedcache/queue"
 )
 
-// recorder is a MetricsProvider that keeps every event.
+// recorder records every event of a queue whose Options.Metrics is its
+// NewMetrics.
 type recorder struct {
 	mu       sync.Mutex
 	name     string
@@ -20,7 +21,7 @@ type recorder struct {
 	events   []string
 }
 
-func (r *recorder) NewQueueMetrics(name string, snapshot func() queue.MetricsSnapshot) queue.QueueMetrics {
+func (r *recorder) NewMetrics(name string, snapshot func() queue.MetricsSnapshot) queue.Metrics {
 	r.name, r.snapshot = name, snapshot
 	return r
 }
@@ -39,7 +40,7 @@ func (r *recorder) Retried()                      { r.record("retried") }
 func TestMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		rec := &recorder{}
-		q := queue.NewTypedRateLimitingQueue(queue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute), queue.Options{Name: "jobs", Metrics: rec})
+		q := queue.NewTypedRateLimitingQueue(queue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute), queue.Options{Name: "jobs", Metrics: rec.NewMetrics})
 		defer q.ShutDown()
 		if rec.name != "jobs" {
 			t.Errorf("provider got name %q, want jobs", rec.name)

@@ -21,9 +21,13 @@ type Options struct {
 	// Name identifies the queue to the metrics provider and in log records.
 	Name string
 
-	// Metrics, if not nil, receives the queue's measurements; see
-	// [MetricsProvider]. Nil means no metrics and no cost for them.
-	Metrics MetricsProvider
+	// Metrics, if not nil, is called once, by the constructor, to create the
+	// recorder of the queue's measurements: name is Name, and snapshot
+	// returns the queue's current gauges. snapshot is safe to call from any
+	// goroutine at any time, costs one lock acquisition plus a walk over the
+	// items being processed, and must not be called from within a Metrics
+	// method. Nil means no metrics and no cost for them.
+	Metrics func(name string, snapshot func() MetricsSnapshot) Metrics
 
 	// Logger receives the errors and recovered panics of the workers started
 	// by [TypedRateLimitingQueue.Run]. Nil means [slog.Default].
@@ -77,9 +81,9 @@ type Queue[K comparable] struct {
 
 	name     string
 	logger   *slog.Logger
-	metrics  QueueMetrics // nil when Options.Metrics is nil
-	timings  []timing     // parallel to slots; kept only with metrics
-	inFlight slotList     // processing slots in Get order; kept only with metrics
+	metrics  Metrics  // nil when Options.Metrics is nil
+	timings  []timing // parallel to slots; kept only with metrics
+	inFlight slotList // processing slots in Get order; kept only with metrics
 }
 
 // New returns an empty queue of items of type K.
@@ -103,7 +107,7 @@ func (q *Queue[K]) init(opts Options) {
 		q.logger = slog.Default()
 	}
 	if opts.Metrics != nil {
-		q.metrics = opts.Metrics.NewQueueMetrics(opts.Name, q.snapshot)
+		q.metrics = opts.Metrics(opts.Name, q.snapshot)
 	}
 }
 

@@ -103,8 +103,8 @@ func BenchmarkInitialSync(b *testing.B) {
 		name string
 		opts reflector.Options
 	}{
-		{"paginated-list", reflector.Options{DisableStreamingList: true}},
-		{"unpaginated-list", reflector.Options{DisableStreamingList: true, PageSize: -1}},
+		{"paginated-list", reflector.Options{Tuning: reflector.Tuning{DisableStreamingList: true}}},
+		{"unpaginated-list", reflector.Options{Tuning: reflector.Tuning{DisableStreamingList: true, PageSize: -1}}},
 		{"streaming-list", reflector.Options{}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

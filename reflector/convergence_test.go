@@ -251,7 +251,7 @@ var convergences = []convergence{
 	{
 		name:   "short history, small pages, quick backoff",
 		source: memsource.Options[*item]{HistorySize: 8},
-		opts:   reflector.Options{PageSize: 3, Backoff: quickBackoff},
+		opts:   reflector.Options{Tuning: reflector.Tuning{PageSize: 3, Backoff: quickBackoff}},
 		mirror: newFIFOMirror,
 	},
 	{
@@ -264,12 +264,12 @@ var convergences = []convergence{
 		source: memsource.Options[*item]{
 			DisablePagination: true, DisableBookmarks: true, DisableStreamingList: true, HistorySize: 16,
 		},
-		opts:   reflector.Options{Backoff: quickBackoff},
+		opts:   reflector.Options{Tuning: reflector.Tuning{Backoff: quickBackoff}},
 		mirror: newMapMirror,
 	},
 	{
 		name:   "streaming disabled by option, resyncing",
-		opts:   reflector.Options{DisableStreamingList: true, ResyncPeriod: 3 * time.Second},
+		opts:   reflector.Options{ResyncPeriod: 3 * time.Second, Tuning: reflector.Tuning{DisableStreamingList: true}},
 		mirror: newFIFOMirror,
 	},
 }

@@ -5,11 +5,11 @@
 //
 // A source is a ListerWatcher[T]. It declares in Capabilities which
 // optional features it implements (paginated lists, bookmarks, streaming
-// lists, comparable versions), and the reflector uses only those: a source
-// without a feature is never asked for it and never waited on for it. The
-// ListWatch adapter turns two functions into a ListerWatcher; package
-// memsource is a complete in-memory source. The Store is usually a
-// deltafifo.DeltaFIFO[T] feeding an informer.
+// lists), and the reflector uses only those: a source without a feature is
+// never asked for it and never waited on for it. The ListWatch adapter
+// turns two functions into a ListerWatcher; package memsource is a complete
+// in-memory source. The Store is usually a deltafifo.DeltaFIFO[T] feeding
+// an informer.
 //
 // # Semantics
 //
@@ -26,18 +26,24 @@
 //
 // A source with StreamingList is read instead through a watch with
 // SendInitialEvents: its initial events are collected in a slice (a
-// Modified or Deleted among them edits the slice) and handed to one Replace
+// Updated or Deleted among them edits the slice) and handed to one Replace
 // when the Bookmark with InitialEventsEnd arrives; the same watch then goes
 // on as a normal watch. If the stream fails, ends early, or does not end
 // its initial events within the timeout the reflector asked for, the
-// reflector lists instead, in the same attempt. Options.DisableStreamingList
-// turns streaming off.
+// reflector reports it and lists instead, in the same attempt. A stream
+// that sends no event at all for Options.StreamingListIdleTimeout (5s by
+// default) before its end is a source that cannot stream, whatever it
+// declares (client-go's fake clients, servers that ignore the request):
+// the reflector logs one warning, lists instead, and never streams again.
+// Every event counts as progress, so a long initial list is never cut
+// while it keeps arriving. Options.DisableStreamingList turns streaming
+// off.
 //
 // Watching. After the store is filled, the reflector watches from the
 // list's version, asking for a random timeout in [5min, 10min] (see
 // Options.MinWatchTimeout; the source ends the watch) and for bookmarks
 // when the source has them.
-// Added, Modified and Deleted events become Store.Add, Update and Delete; a
+// Added, Updated and Deleted events become Store.Add, Update and Delete; a
 // Bookmark only advances LastSyncResourceVersion. A watch that the source
 // ends is started again at once from the last version seen; one that ended
 // within a second without applying any event counts as a failure
@@ -46,15 +52,31 @@
 // version) does not advance LastSyncResourceVersion on its first, possibly
 // unordered, Added events, only from the first other event on.
 //
-// Failures. ErrExpired from Watch or in an Error event ends the watch and
-// the reflector relists from the last version seen: at once if some event
-// (a bookmark included) was applied since the store was filled, otherwise
-// after a backoff (the source forgot the version as soon as it was listed,
-// and relisting in a tight loop would not help). Any other failure is reported to Options.ErrorHandler and retried
-// after an exponential backoff with jitter (Options.Backoff; by default
-// 0.8s doubling to 30s, each delay stretched by up to 100%, reset after
-// two minutes without failures): a failed list is retried as a list, a
-// failed watch as a watch from the last version seen.
+// Failures. ErrExpired from Watch or from the stream's Next ends the watch
+// and the reflector relists from the last version seen: at once if some
+// event (a bookmark included) was applied since the store was filled,
+// otherwise after a backoff (the source forgot the version as soon as it
+// was listed, and relisting in a tight loop would not help). Any other
+// failure is reported to Options.ErrorHandler and retried after a backoff:
+// a failed list is retried as a list, a failed watch as a watch from the
+// last version seen.
+//
+// Backoff. The delays grow with the length of the outage, not with the
+// number of failures, and an outage ends as soon as the source is healthy
+// again: a watch delivered an event or stayed open for a second (a
+// successful list alone does not count, or a source that expires every
+// watch right after a list would be relisted at the shortest delay
+// forever). Each retry waits Backoff.Factor-1 (10%) of the outage so far,
+// at least Backoff.Initial (0.8s) and at most Backoff.Max (30s), stretched
+// by up to Backoff.Jitter (100%) of itself: retries come every 0.8 to 1.6
+// seconds through the first 8 seconds of an outage, then exponentially
+// spaced. So the reflector is back within 1.6 seconds of the end of an
+// outage of up to 8 seconds (an API server restart, say), within 2
+// seconds of one of 10, within a fifth of a longer one, and outages in a
+// row do not lengthen each other's delays; a source that keeps failing is
+// retried about 7 times in its first 8 seconds and ever more rarely after
+// that, jittered, until it is retried every 30 to 60 seconds from its
+// fifth minute on.
 //
 // Malformed input never stops the stream or panics: an event or listed item
 // whose object is missing (a nil pointer or interface, detected by its
@@ -78,9 +100,12 @@
 //
 // # Concurrency
 //
-// Run does all its work on the caller's goroutine: the source's List and
-// Watch, the store's methods, the hooks (ShouldResync, ErrorHandler) are
-// all called from it, one at a time, never under a lock of the reflector.
+// Run does all its work on the caller's goroutine: the source's List,
+// Watch and each watch's Next, the store's methods, the hooks
+// (ShouldResync, ErrorHandler) are all called from it, one at a time, never
+// under a lock of the reflector. Events are pulled: a source converts each
+// one inside Next, on this goroutine, so no goroutine of the source's
+// stands between its stream and the store.
 // A store fed by one reflector therefore sees its calls in order and
 // serialised. Run returns promptly after its context ends, provided the
 // source honours contexts and Watch.Stop, and leaves no goroutine behind.
@@ -90,15 +115,11 @@
 // # Performance
 //
 // The reflector makes no allocation per object: a list's slice goes to
-// Store.Replace as is (pages are joined in one allocation), and watch
-// events are taken from a ready channel without a full select.
-// BenchmarkInitialSync fills a DeltaFIFO and an Indexer with 100k small
-// objects from a memsource.Source; on a shared 2-core machine the whole
-// pipeline takes 0.6 to 0.9 µs and 190 to 230 bytes per object
-// (unpaginated, paginated or streaming list), where client-go v0.37's
-// reflector, DeltaFIFO and indexer doing the same allocate 1147 bytes per
-// object and take several times as long (the bench module's reflector
-// benchmark measures the list-into-store part side by side).
+// Store.Replace as is (pages are joined in one allocation), and a watch
+// event costs one call of the watch's Next and none of the reflector's own
+// timers or selects. BenchmarkInitialSync measures a whole pipeline from a
+// memsource.Source; the bench module measures the reflector against
+// client-go's (bench/RESULTS.md).
 //
 // # Differences from client-go
 //
@@ -106,16 +127,28 @@
 //     is no expected-type check because the compiler does it.
 //   - Capabilities replace guessing: client-go's streaming list is on by
 //     default and hangs sources that accept SendInitialEvents but never send
-//     the end bookmark; here it is used only when the source declares it,
-//     and even then abandoned for a plain list after the watch timeout.
+//     the end bookmark (it logs a line every 10 seconds); here it is
+//     used only when the source declares it, and given up for good, with
+//     one warning, when the stream sends nothing for
+//     StreamingListIdleTimeout.
 //   - A failed watch is retried as a watch from the last version after a
 //     backoff; client-go relists after most watch failures. Only expiry
 //     (and store errors) make the reflector relist, since only then is the
 //     store's version in doubt.
 //   - After a watch expiry with progress, the relist happens at once;
 //     client-go waits a backoff step first.
-//   - The backoff resets after Backoff.Reset without a failure; client-go's
-//     resets every two minutes even while failures continue.
+//   - The backoff grows with the length of an outage and starts again at
+//     its first delay as soon as the source is healthy (a watch event, or
+//     a watch open for a second). client-go's doubles at every failure
+//     from 0.8 to 30 seconds and resets only when two minutes have passed
+//     since its last reset, healthy or not: after a few seconds of
+//     failures its next retry is about as far away as the outage was
+//     long, and against a server that restarts every minute or so its
+//     retries stay 30 to 60 seconds apart. Here retries stay 0.8 to 1.6
+//     seconds apart through the first 8 seconds of every outage, then
+//     spread out as a fraction of the outage (10% to 20%), with the same
+//     30 second cap. The price is more retries early in a long outage:
+//     about 27 in its first two minutes, where client-go makes about 8.
 //   - Malformed events and store errors are reported through one
 //     ErrorHandler with matchable sentinel errors (ErrMalformed, ErrStore,
 //     ErrShortWatch); client-go logs them, and ignores store errors on watch

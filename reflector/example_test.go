@@ -3,6 +3,7 @@ package reflector_test
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"sync"
 
@@ -76,12 +77,29 @@ func ExampleNew() {
 
 // chanWatch is a Watch over a channel the program feeds.
 type chanWatch struct {
-	events chan reflector.Event[*ConfigMap]
-	once   sync.Once
+	events  chan reflector.Event[*ConfigMap]
+	stopped chan struct{}
+	once    sync.Once
 }
 
-func (w *chanWatch) Events() <-chan reflector.Event[*ConfigMap] { return w.events }
-func (w *chanWatch) Stop()                                      { w.once.Do(func() { close(w.events) }) }
+func newChanWatch() *chanWatch {
+	return &chanWatch{events: make(chan reflector.Event[*ConfigMap]), stopped: make(chan struct{})}
+}
+
+// Next returns the next event the program sends, io.EOF once the watch is
+// stopped, or ctx.Err() if ctx ends first.
+func (w *chanWatch) Next(ctx context.Context) (reflector.Event[*ConfigMap], error) {
+	select {
+	case ev := <-w.events:
+		return ev, nil
+	case <-w.stopped:
+		return reflector.Event[*ConfigMap]{}, io.EOF
+	case <-ctx.Done():
+		return reflector.Event[*ConfigMap]{}, ctx.Err()
+	}
+}
+
+func (w *chanWatch) Stop() { w.once.Do(func() { close(w.stopped) }) }
 
 func ExampleListWatch() {
 	// A source written as two functions: List returns a fixed set, Watch a
@@ -98,7 +116,7 @@ func ExampleListWatch() {
 		},
 		WatchFunc: func(ctx context.Context, opts reflector.WatchOptions) (reflector.Watch[*ConfigMap], error) {
 			store.calls <- fmt.Sprintf("Watch from %q, bookmarks %v", opts.ResourceVersion, opts.AllowBookmarks)
-			return &chanWatch{events: make(chan reflector.Event[*ConfigMap])}, nil
+			return newChanWatch(), nil
 		},
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -29,25 +31,51 @@ func o(name, rv string) *obj { return &obj{name: name, rv: rv} }
 type event = reflector.Event[*obj]
 
 func added(name, rv string) event    { return event{Type: reflector.Added, Object: o(name, rv)} }
-func modified(name, rv string) event { return event{Type: reflector.Modified, Object: o(name, rv)} }
+func modified(name, rv string) event { return event{Type: reflector.Updated, Object: o(name, rv)} }
 func deleted(name, rv string) event  { return event{Type: reflector.Deleted, Object: o(name, rv)} }
 func bookmark(rv string) event       { return event{Type: reflector.Bookmark, ResourceVersion: rv} }
 func endBookmark(rv string) event {
 	return event{Type: reflector.Bookmark, ResourceVersion: rv, InitialEventsEnd: true}
 }
-func errorEvent(err error) event { return event{Type: reflector.Error, Err: err} }
+
+// errorType marks, in a script, a step at which the stream fails with an
+// error instead of delivering an event; errorEvent writes such a step.
+const errorType reflector.EventType = 200
+
+// scriptedErrors holds the errors of errorEvent steps, by index; the
+// step's ResourceVersion is the index.
+var scriptedErrors struct {
+	sync.Mutex
+	errs []error
+}
+
+// errorEvent scripts a failure of the stream with err.
+func errorEvent(err error) event {
+	scriptedErrors.Lock()
+	defer scriptedErrors.Unlock()
+	scriptedErrors.errs = append(scriptedErrors.errs, err)
+	return event{Type: errorType, ResourceVersion: strconv.Itoa(len(scriptedErrors.errs) - 1)}
+}
+
+// scriptedError returns the error of an errorEvent step.
+func scriptedError(ev event) error {
+	i, _ := strconv.Atoi(ev.ResourceVersion)
+	scriptedErrors.Lock()
+	defer scriptedErrors.Unlock()
+	return scriptedErrors.errs[i]
+}
 
 // errBoom is a failure with no meaning to the reflector.
 var errBoom = errors.New("boom")
 
-// fakeWatch is a Watch whose events the test sends. A feeder goroutine
-// moves events from in to out until in is closed (the source ends the
-// watch) or Stop is called.
+// fakeWatch is a Watch whose events the test sends: Next takes them from in
+// until in is closed (the source ends the watch), an errorEvent step fails
+// the stream, or Stop is called.
 type fakeWatch struct {
 	in      chan event
-	out     chan event
 	stopped chan struct{}
 	once    sync.Once
+	over    error // set by Next when the stream ends; Next's goroutine only
 }
 
 // newWatch returns a watch that first delivers evs, then, if closeAfter,
@@ -55,7 +83,6 @@ type fakeWatch struct {
 func newWatch(closeAfter bool, evs ...event) *fakeWatch {
 	w := &fakeWatch{
 		in:      make(chan event, len(evs)),
-		out:     make(chan event),
 		stopped: make(chan struct{}),
 	}
 	for _, ev := range evs {
@@ -67,29 +94,29 @@ func newWatch(closeAfter bool, evs ...event) *fakeWatch {
 	return w
 }
 
-func (w *fakeWatch) run() {
-	go func() {
-		defer close(w.out)
-		for {
-			select {
-			case ev, ok := <-w.in:
-				if !ok {
-					return
-				}
-				select {
-				case w.out <- ev:
-				case <-w.stopped:
-					return
-				}
-			case <-w.stopped:
-				return
-			}
+func (w *fakeWatch) Next(ctx context.Context) (event, error) {
+	if w.over != nil {
+		return event{}, w.over
+	}
+	select {
+	case ev, ok := <-w.in:
+		switch {
+		case !ok:
+			w.over = io.EOF
+		case ev.Type == errorType:
+			w.over = scriptedError(ev)
+		default:
+			return ev, nil
 		}
-	}()
+	case <-w.stopped:
+		w.over = io.EOF
+	case <-ctx.Done():
+		return event{}, ctx.Err()
+	}
+	return event{}, w.over
 }
 
-func (w *fakeWatch) Events() <-chan event { return w.out }
-func (w *fakeWatch) Stop()                { w.once.Do(func() { close(w.stopped) }) }
+func (w *fakeWatch) Stop() { w.once.Do(func() { close(w.stopped) }) }
 
 // send delivers evs to the reflector; the watch must still be open.
 func (w *fakeWatch) send(t *testing.T, evs ...event) {
@@ -222,7 +249,6 @@ func (f *fakeLW) Watch(ctx context.Context, opts reflector.WatchOptions) (reflec
 		return nil, r.err
 	}
 	w := newWatch(r.closed, r.evs...)
-	w.run()
 	f.opened = append(f.opened, w)
 	return w, nil
 }

@@ -21,10 +21,17 @@ func (r *Reflector[T]) sync(ctx context.Context) (Watch[T], error) {
 	)
 	if r.streaming {
 		w, items, rv, err = r.streamList(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(err, errStalled):
+			// Not a failure of this attempt but a source that cannot
+			// stream: say so once, and list from now on.
+			r.streaming = false
+			r.log.WarnContext(ctx, "the source declares streaming lists but sent no event for a while before the end of its initial events; listing instead, and not streaming again",
+				"idleTimeout", r.streamIdle, "err", err)
+		default:
 			r.report(ctx, fmt.Errorf("reflector: streaming list failed, listing instead: %w", err))
 		}
 	}
@@ -92,7 +99,7 @@ func (r *Reflector[T]) pageLimit(rv string) int64 {
 	case r.pageSize > 0:
 		return r.pageSize
 	case rv == "" || rv == "0" || r.paginated:
-		return DefaultPageSize
+		return defaultPageSize
 	default:
 		return 0
 	}

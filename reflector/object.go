@@ -30,11 +30,11 @@ func keyOf[T keys.Object](obj T) objectKey {
 }
 
 // collector accumulates the objects of a streaming initial list. Added
-// events append; the rare Modified or Deleted before the end of the initial
+// events append; the rare Updated or Deleted before the end of the initial
 // events builds an index once and edits in place.
 type collector[T keys.Object] struct {
 	items []T
-	index map[objectKey]int // nil until the first Modified or Deleted
+	index map[objectKey]int // nil until the first Updated or Deleted
 }
 
 // add records an Added event.
@@ -46,7 +46,7 @@ func (c *collector[T]) add(obj T) {
 	c.upsert(obj)
 }
 
-// update records a Modified event.
+// update records a Updated event.
 func (c *collector[T]) update(obj T) {
 	if c.index == nil {
 		c.buildIndex()

@@ -6,17 +6,18 @@ import (
 	"time"
 )
 
-// Defaults used where an Options field is left zero. They are client-go's.
+// Defaults used where a Tuning field is left zero. The first two are
+// client-go's; client-go has no idle timeout for streaming lists.
 const (
-	// DefaultPageSize is the page size of paginated lists.
-	DefaultPageSize = 500
-	// DefaultMinWatchTimeout is the shortest watch timeout the reflector asks
-	// for; each watch asks for a random timeout between it and twice it.
-	DefaultMinWatchTimeout = 5 * time.Minute
+	defaultPageSize                 = 500
+	defaultMinWatchTimeout          = 5 * time.Minute
+	defaultStreamingListIdleTimeout = 5 * time.Second
 )
 
 // Options configures a Reflector. The zero value gives client-go's
-// defaults.
+// defaults, except for the backoff (see Backoff) and for streaming lists,
+// which are used only when the source declares them and are given up for
+// lists when they stall (see Tuning.StreamingListIdleTimeout).
 type Options struct {
 	// Name identifies the reflector in logs. The default is the name of the
 	// type T (for example "*v1.Pod").
@@ -34,55 +35,91 @@ type Options struct {
 	// and should return quickly.
 	ShouldResync func() bool
 
+	// ErrorHandler is called, on the reflector's goroutine, with every error
+	// the reflector meets: failed lists and watches, watches that end too
+	// soon, malformed events and items, store errors. The reflector retries
+	// on its own afterwards; the handler only observes (client-go calls this
+	// the WatchErrorHandler). It should return quickly. The default logs the
+	// error at level Error; ErrMalformed and ErrShortWatch at Warn,
+	// ErrExpired at Info.
+	ErrorHandler func(ctx context.Context, err error)
+
+	// Tuning adjusts how the reflector lists, watches and retries.
+	Tuning
+}
+
+// Tuning adjusts how a reflector lists, watches and retries: the part of
+// its Options that an informer, which sets the rest itself, lets its user
+// choose (informer.Options.Reflector). The zero value is the default of
+// each field.
+type Tuning struct {
 	// PageSize is the number of items asked for per page when listing from
-	// a source with Capabilities.Pagination. Zero means DefaultPageSize,
-	// with client-go's rule that a relist at a specific resource version is
-	// not paginated unless the first list came back in several pages. A
+	// a source with Capabilities.Pagination. Zero means 500, with
+	// client-go's rule that a relist at a specific resource version is not
+	// paginated unless the first list came back in several pages. A
 	// positive value paginates every list; a negative value none.
 	PageSize int64
 	// DisableStreamingList makes the reflector list even when the source has
 	// Capabilities.StreamingList.
 	DisableStreamingList bool
-	// MinWatchTimeout raises the shortest watch timeout above
-	// DefaultMinWatchTimeout; smaller values are ignored. Each watch asks
-	// the source for a random timeout in [MinWatchTimeout,
-	// 2*MinWatchTimeout], which spreads reconnections over time.
+	// StreamingListIdleTimeout is how long a streaming list may go without
+	// any event before the end of its initial events: a source that
+	// declares streaming lists but never ends them (client-go's fake
+	// clients, servers that ignore the request) is then listed instead,
+	// with one warning in the log, and never asked to stream again. Every
+	// event counts, so a long initial list that keeps arriving is never
+	// cut. Zero means 5 seconds; a negative value waits for the end of the
+	// initial events as long as the watch timeout the reflector asked for.
+	StreamingListIdleTimeout time.Duration
+	// MinWatchTimeout raises the shortest watch timeout above its default,
+	// 5 minutes; smaller values are ignored. Each watch asks the source for
+	// a random timeout in [MinWatchTimeout, 2*MinWatchTimeout], which
+	// spreads reconnections over time.
 	MinWatchTimeout time.Duration
 
-	// Backoff paces retries after failures.
+	// Backoff paces retries after failures. Its zero value retries faster
+	// than client-go after short outages; see Backoff.
 	Backoff Backoff
-
-	// ErrorHandler is called, on the reflector's goroutine, with every error
-	// the reflector meets: failed lists and watches, watches that end too
-	// soon, malformed events and items, store errors. The reflector retries on its
-	// own afterwards; the handler only observes (client-go calls this the
-	// WatchErrorHandler). It should return quickly. The default logs the
-	// error at level Error; ErrMalformed and ErrShortWatch at Warn,
-	// ErrExpired at Info.
-	ErrorHandler func(ctx context.Context, err error)
 }
 
-// Backoff configures the exponential backoff between retries: the n-th
-// consecutive failure waits min(Initial*Factor^(n-1), Max), stretched by a
-// random fraction of up to Jitter of itself. After Reset without a failure,
-// the next failure starts again at Initial. Zero fields take client-go's
-// defaults, so the zero Backoff waits 0.8s, 1.6s, 3.2s ... 30s, each up to
-// twice as long with jitter, and resets after two minutes of health.
+// Backoff paces the retries of a reflector whose source fails.
+//
+// An outage begins with a failure after the source was last healthy, and
+// ends when the source is healthy again: a watch delivered an event (a
+// bookmark included) or stayed open for a second. A successful list does
+// not end it, so that a source whose watches fail, or expire, right after
+// every list is not listed again and again at the shortest delay.
+//
+// During an outage, each retry waits (Factor-1) times as long as the outage
+// has lasted, at least Initial and at most Max, stretched by a random
+// fraction of up to Jitter of itself. Retries therefore come every Initial
+// (with jitter) through the first Initial/(Factor-1) of an outage, and
+// after that are exponentially spaced, each about Factor times as far into
+// the outage as the one before, until they are Max apart. Once the source
+// answers again, the reflector is back within (1+Jitter) times
+// max(Initial, (Factor-1) times the outage's length): short outages are
+// short for the reflector too, however many came before.
+//
+// Zero fields take the defaults: the zero Backoff retries every 0.8 to 1.6
+// seconds through the first 8 seconds of an outage, then waits 10% to 20%
+// of the outage so far, up to 30 to 60 seconds from its fifth minute on.
+// client-go uses the same first delay, cap and jitter, but doubles the
+// delay at every failure and starts again from 0.8 seconds only when two
+// minutes have passed since it last did; see the package documentation.
 type Backoff struct {
-	// Initial is the first delay; the default is 800ms.
+	// Initial is the shortest delay; the default is 800ms.
 	Initial time.Duration
 	// Max caps the delay before jitter; the default is 30s. A Max below
 	// Initial is raised to Initial.
 	Max time.Duration
-	// Factor multiplies the delay after each failure; the default is 2.
-	// Values below 1 are treated as 1 (a constant delay).
+	// Factor sets how fast delays grow with the length of an outage: a
+	// retry waits (Factor-1) times the outage so far. The default is 1.1;
+	// 2 doubles every delay, as client-go does. Values below 1 are treated
+	// as 1: a constant delay of Initial.
 	Factor float64
 	// Jitter is the largest random fraction added to each delay; the
 	// default is 1.0 (up to double). A negative value disables jitter.
 	Jitter float64
-	// Reset is how long the reflector must run without a failure for the
-	// backoff to start again at Initial; the default is 2 minutes.
-	Reset time.Duration
 }
 
 // withDefaults returns b with its zero fields set to the defaults.
@@ -96,7 +133,7 @@ func (b Backoff) withDefaults() Backoff {
 	b.Max = max(b.Max, b.Initial)
 	switch {
 	case b.Factor == 0:
-		b.Factor = 2
+		b.Factor = 1.1
 	case b.Factor < 1:
 		b.Factor = 1
 	}
@@ -105,9 +142,6 @@ func (b Backoff) withDefaults() Backoff {
 		b.Jitter = 1
 	case b.Jitter < 0:
 		b.Jitter = 0
-	}
-	if b.Reset <= 0 {
-		b.Reset = 2 * time.Minute
 	}
 	return b
 }

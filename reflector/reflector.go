@@ -1,6 +1,7 @@
 package reflector
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -30,7 +31,8 @@ type Reflector[T keys.Object] struct {
 	resyncPeriod    time.Duration
 	shouldResync    func() bool
 	pageSize        int64
-	streaming       bool
+	streaming       bool // use streaming lists; cleared for good when one stalls
+	streamIdle      time.Duration
 	minWatchTimeout time.Duration
 	onError         func(context.Context, error)
 	rand            func() float64 // in [0, 1); tests replace it
@@ -74,7 +76,8 @@ func New[T keys.Object](lw ListerWatcher[T], store Store[T], opts Options) *Refl
 		shouldResync:    opts.ShouldResync,
 		pageSize:        opts.PageSize,
 		streaming:       caps.StreamingList && !opts.DisableStreamingList,
-		minWatchTimeout: max(opts.MinWatchTimeout, DefaultMinWatchTimeout),
+		streamIdle:      cmp.Or(opts.StreamingListIdleTimeout, defaultStreamingListIdleTimeout),
+		minWatchTimeout: max(opts.MinWatchTimeout, defaultMinWatchTimeout),
 		onError:         opts.ErrorHandler,
 		rand:            rand.Float64,
 		backoff:         backoff{cfg: opts.Backoff.withDefaults()},
@@ -116,26 +119,22 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 	defer r.running.Store(false)
 	r.log.DebugContext(ctx, "starting", "capabilities", r.caps, "streamingList", r.streaming, "resyncPeriod", r.resyncPeriod)
 	for ctx.Err() == nil {
-		err := r.listAndWatch(ctx)
-		if ctx.Err() != nil {
-			break
+		next := r.listAndWatch(ctx)
+		if ctx.Err() != nil || !next.afterBackoff {
+			continue
 		}
-		if err == nil {
-			continue // relist at once
-		}
-		r.report(ctx, err)
+		r.report(ctx, next.cause)
 		sleep(ctx, r.backoff.delay(time.Now(), r.rand))
 	}
 	r.log.DebugContext(ctx, "stopped", "resourceVersion", r.LastSyncResourceVersion())
 }
 
-// listAndWatch fills the store and then watches until a relist is needed.
-// It returns nil to relist at once, or the error to report before relisting
-// after a backoff.
-func (r *Reflector[T]) listAndWatch(ctx context.Context) error {
+// listAndWatch fills the store and then watches until a relist is needed,
+// and says how to relist.
+func (r *Reflector[T]) listAndWatch(ctx context.Context) relist {
 	w, err := r.sync(ctx)
 	if err != nil {
-		return err
+		return relistAfter(err)
 	}
 	return r.watch(ctx, w)
 }

@@ -137,7 +137,7 @@ func TestListAndWatch(t *testing.T) {
 		{
 			name:    "an event without version takes its object's",
 			lists:   []listReply{list("10", "a")},
-			watches: []watchReply{openWatch(event{Type: reflector.Added, Object: o("c", "11")}, event{Type: reflector.Modified, Object: o("c", "12"), ResourceVersion: "13"})},
+			watches: []watchReply{openWatch(event{Type: reflector.Added, Object: o("c", "11")}, event{Type: reflector.Updated, Object: o("c", "12"), ResourceVersion: "13"})},
 			wantCalls: []string{
 				`List(rv="0" limit=0 continue="")`,
 				`Watch(rv="10")`,
@@ -159,7 +159,7 @@ func TestListAndWatch(t *testing.T) {
 			wantRV:  "15",
 		},
 		{
-			name:  "a watch from no version publishes versions only after a non-Added event (b.4)",
+			name:  "a watch from no version publishes versions only after a non-Added event",
 			lists: []listReply{list("", "a")},
 			watches: []watchReply{
 				closedWatch(added("b", "5"), added("c", "3")),
@@ -283,7 +283,7 @@ func TestFailures(t *testing.T) {
 			wantRV:   "10",
 		},
 		{
-			name:    "an Error event is retried as a watch from the last version after a backoff",
+			name:    "a failed stream is retried as a watch from the last version after a backoff",
 			lists:   []listReply{list("10", "a")},
 			watches: []watchReply{openWatch(added("c", "11"), errorEvent(errBoom))},
 			run:     2 * time.Second,
@@ -297,7 +297,7 @@ func TestFailures(t *testing.T) {
 			wantRV:   "11",
 		},
 		{
-			name:    "a watch closed at once without events counts as a failure (b.5)",
+			name:    "a watch closed at once without events counts as a failure",
 			lists:   []listReply{list("10", "a")},
 			watches: []watchReply{closedWatch()},
 			run:     2 * time.Second,
@@ -364,7 +364,7 @@ func TestPagination(t *testing.T) {
 		{
 			name:  "PageSize sets the page size",
 			caps:  pagination,
-			opts:  reflector.Options{PageSize: 2},
+			opts:  reflector.Options{Tuning: reflector.Tuning{PageSize: 2}},
 			lists: []listReply{list("10", "a")},
 			wantCalls: []string{
 				`List(rv="0" limit=2 continue="")`,
@@ -376,7 +376,7 @@ func TestPagination(t *testing.T) {
 		{
 			name:  "a negative PageSize disables pagination",
 			caps:  pagination,
-			opts:  reflector.Options{PageSize: -1},
+			opts:  reflector.Options{Tuning: reflector.Tuning{PageSize: -1}},
 			lists: []listReply{list("10", "a")},
 			wantCalls: []string{
 				`List(rv="0" limit=0 continue="")`,
@@ -387,7 +387,7 @@ func TestPagination(t *testing.T) {
 		},
 		{
 			name:  "no pagination without the capability",
-			opts:  reflector.Options{PageSize: 2},
+			opts:  reflector.Options{Tuning: reflector.Tuning{PageSize: 2}},
 			lists: []listReply{list("10", "a")},
 			wantCalls: []string{
 				`List(rv="0" limit=0 continue="")`,
@@ -397,7 +397,7 @@ func TestPagination(t *testing.T) {
 			wantRV:  "10",
 		},
 		{
-			name:    "a relist at a version is not paginated when the first list was one page (b.6)",
+			name:    "a relist at a version is not paginated when the first list was one page",
 			caps:    pagination,
 			lists:   []listReply{list("10", "a"), list("20", "a", "b")},
 			watches: []watchReply{openWatch(added("b", "11"), errorEvent(errGone))},
@@ -411,7 +411,7 @@ func TestPagination(t *testing.T) {
 			wantRV:  "20",
 		},
 		{
-			name:    "a relist stays paginated when the first list came in pages (b.6)",
+			name:    "a relist stays paginated when the first list came in pages",
 			caps:    pagination,
 			lists:   []listReply{page("10", "c1", "a"), list("10", "b"), list("20", "a", "b")},
 			watches: []watchReply{openWatch(added("c", "11"), errorEvent(errGone))},
@@ -426,9 +426,9 @@ func TestPagination(t *testing.T) {
 			wantRV:  "20",
 		},
 		{
-			name:    "an explicit PageSize paginates relists at a version (b.6)",
+			name:    "an explicit PageSize paginates relists at a version",
 			caps:    pagination,
-			opts:    reflector.Options{PageSize: 100},
+			opts:    reflector.Options{Tuning: reflector.Tuning{PageSize: 100}},
 			lists:   []listReply{list("10", "a"), list("20", "a")},
 			watches: []watchReply{openWatch(added("c", "11"), errorEvent(errGone))},
 			wantCalls: []string{

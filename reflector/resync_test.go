@@ -91,7 +91,7 @@ func TestResync(t *testing.T) {
 				lw.lists = []listReply{list("10", "a")}
 				lw.watches = tc.watches
 				store := &recStore{}
-				opts := reflector.Options{ResyncPeriod: tc.period, Backoff: tc.backoff}
+				opts := reflector.Options{ResyncPeriod: tc.period, Tuning: reflector.Tuning{Backoff: tc.backoff}}
 				var mu sync.Mutex
 				asks := 0
 				if tc.should != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"
@@ -237,8 +238,15 @@ type bufferedWatch struct {
 	events chan reflector.Event[*obj]
 }
 
-func (w bufferedWatch) Events() <-chan reflector.Event[*obj] { return w.events }
-func (w bufferedWatch) Stop()                                {}
+func (w bufferedWatch) Next(context.Context) (reflector.Event[*obj], error) {
+	ev, ok := <-w.events
+	if !ok {
+		return ev, io.EOF
+	}
+	return ev, nil
+}
+
+func (w bufferedWatch) Stop() {}
 
 // addCounter is a Store that counts Adds and calls onAdd after each.
 type addCounter struct {

@@ -8,9 +8,9 @@ import (
 
 // ErrExpired reports that a requested resource version is no longer
 // available from the source: too old for its history (HTTP 410 Gone in
-// Kubernetes) or newer than the source has seen. Sources wrap it, in a
-// returned error or an Error event; the reflector recognises it with
-// errors.Is and relists instead of backing off.
+// Kubernetes) or newer than the source has seen. Sources wrap it in the
+// error of List, Watch or a stream's Next; the reflector recognises it
+// with errors.Is and relists instead of backing off.
 var ErrExpired = errors.New("reflector: resource version expired")
 
 // ListerWatcher is a source of objects of type T: something that can list
@@ -24,11 +24,25 @@ type ListerWatcher[T any] interface {
 	List(ctx context.Context, opts ListOptions) (ListResult[T], error)
 	// Watch starts a stream of changes after opts.ResourceVersion. The
 	// stream ends when ctx ends, when Stop is called, or when the source
-	// closes it (the reflector then watches again).
+	// closes it (the reflector then watches again). A version the source
+	// no longer has fails with an error wrapping ErrExpired, from Watch or
+	// from the stream's Next.
 	Watch(ctx context.Context, opts WatchOptions) (Watch[T], error)
 	// Capabilities states which optional features the source implements.
 	// The reflector uses a feature only when the source declares it.
 	Capabilities() Capabilities
+}
+
+// Identifier is an optional interface of a ListerWatcher that names what
+// the source lists and watches, so that an informer.Factory can share one
+// informer among equal sources created apart (package kube's sources
+// implement it).
+type Identifier interface {
+	// Identity returns the same string for two sources of one object type
+	// exactly when they list and watch the same objects: for a Kubernetes
+	// resource, the kind of client, the resource, the namespace and the
+	// selectors. "" means that the source cannot tell. It must not change.
+	Identity() string
 }
 
 // Capabilities lists the optional features of a ListerWatcher. The zero
@@ -44,9 +58,6 @@ type Capabilities struct {
 	// first sends an Added event for every current object and then a
 	// Bookmark with InitialEventsEnd set.
 	StreamingList bool
-	// ComparableVersions reports whether resource versions are decimal
-	// integers that grow with every change, so that two can be compared.
-	ComparableVersions bool
 }
 
 // ListOptions are the arguments of a List call.
@@ -78,7 +89,7 @@ type ListResult[T any] struct {
 type WatchOptions struct {
 	// ResourceVersion is the version to watch from: events strictly after
 	// it are sent. A version the source no longer has fails with an error
-	// wrapping ErrExpired, or an Error event carrying one.
+	// wrapping ErrExpired, from Watch or from the stream's Next.
 	ResourceVersion string
 	// Timeout asks the source to end the watch after this long; 0 means the
 	// source's own default.
@@ -91,13 +102,28 @@ type WatchOptions struct {
 	SendInitialEvents bool
 }
 
-// Watch is a running stream of events.
+// Watch is a running stream of events, read by one goroutine at a time.
+//
+// The reader pulls each event with Next on its own goroutine: a source
+// that receives events from a network stream or a channel converts them
+// in Next, so that no goroutine of its own stands between the stream and
+// the reader, and an event costs no extra goroutine wakeup.
 type Watch[T any] interface {
-	// Events returns the channel on which events arrive. The source closes
-	// it when the watch ends, for whatever reason.
-	Events() <-chan Event[T]
+	// Next returns the next event, waiting until one arrives.
+	//
+	// It returns io.EOF once the stream has ended normally: the source
+	// closed it (at its timeout, say) or Stop was called. It returns
+	// another error when the stream failed, wrapping ErrExpired when the
+	// watched version is gone. After either, the stream is over, and
+	// every later call returns an error.
+	//
+	// If ctx ends before an event arrives, Next returns ctx.Err() and
+	// leaves the stream as it was: no event is lost, and Next may be
+	// called again.
+	Next(ctx context.Context) (Event[T], error)
 	// Stop ends the watch and releases its resources. It is idempotent and
-	// safe to call from any goroutine; after Stop, Events is closed soon.
+	// safe to call from any goroutine, also while Next waits; Next then
+	// returns io.EOF soon.
 	Stop()
 }
 
@@ -108,15 +134,14 @@ type EventType uint8
 const (
 	// Added reports a new object.
 	Added EventType = iota + 1
-	// Modified reports a new state of an existing object.
-	Modified
+	// Updated reports a new state of an existing object (a watch.Modified
+	// event in client-go).
+	Updated
 	// Deleted reports an object's removal; Event.Object is its last state.
 	Deleted
 	// Bookmark carries only a resource version: everything up to it has
 	// been sent.
 	Bookmark
-	// Error reports a failure of the stream in Event.Err; the watch ends.
-	Error
 )
 
 // String returns the event type's name.
@@ -124,14 +149,12 @@ func (t EventType) String() string {
 	switch t {
 	case Added:
 		return "Added"
-	case Modified:
-		return "Modified"
+	case Updated:
+		return "Updated"
 	case Deleted:
 		return "Deleted"
 	case Bookmark:
 		return "Bookmark"
-	case Error:
-		return "Error"
 	}
 	return "EventType(invalid)"
 }
@@ -139,8 +162,8 @@ func (t EventType) String() string {
 // Event is one change in a watch stream.
 type Event[T any] struct {
 	Type EventType
-	// Object is the object's new state for Added and Modified, and its last
-	// state for Deleted. It is the zero value for Bookmark and Error.
+	// Object is the object's new state for Added and Updated, and its last
+	// state for Deleted. It is the zero value for Bookmark.
 	Object T
 	// ResourceVersion is the version this event brings the watcher to. A
 	// Bookmark must set it; for the other types an empty value means the
@@ -149,7 +172,4 @@ type Event[T any] struct {
 	// InitialEventsEnd marks, on a Bookmark, the end of a streaming
 	// initial list.
 	InitialEventsEnd bool
-	// Err is the failure an Error event reports; it wraps ErrExpired when
-	// the watched version is gone.
-	Err error
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 )
 
@@ -47,31 +48,39 @@ func (r *Reflector[T]) streamList(ctx context.Context) (Watch[T], []T, string, e
 	return w, items, endRV, nil
 }
 
-// collect gathers the initial events of w.
+// collect gathers the initial events of w. It gives up with errStalled
+// when the stream sends no event for r.streamIdle, and with an error after
+// timeout, however busy the stream.
 func (r *Reflector[T]) collect(ctx context.Context, w Watch[T], timeout time.Duration) ([]T, string, error) {
-	deadline := time.NewTimer(timeout)
-	defer deadline.Stop()
+	wctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	idle := newIdleCheck(wctx, r.streamIdle)
+	defer idle.stop()
 	var c collector[T]
-	rx := receiver[T]{events: w.Events()}
 	for {
-		ev, ok, got := rx.ready()
-		if !got {
-			if err := ctx.Err(); err != nil { // before a select that may pick an event
+		if wctx.Err() != nil { // checked first: a busy stream may never make Next wait
+			if err := ctx.Err(); err != nil {
 				return nil, "", err
 			}
-			select {
-			case <-ctx.Done():
-				return nil, "", ctx.Err()
-			case <-deadline.C:
-				return nil, "", fmt.Errorf("reflector: no end of the initial events after %v", timeout)
-			case ev, ok = <-rx.events:
+			return nil, "", fmt.Errorf("reflector: no end of the initial events after %v", timeout)
+		}
+		ev, err := w.Next(idle.context())
+		switch {
+		case err == nil:
+			idle.progress()
+		case wctx.Err() != nil:
+			continue // see above
+		case idle.context().Err() != nil:
+			if idle.check() {
+				return nil, "", fmt.Errorf("%w: no event for %v", errStalled, r.streamIdle)
 			}
+			continue
+		case err == io.EOF:
+			return nil, "", errStreamClosed
+		default:
+			return nil, "", err
 		}
 		switch {
-		case !ok:
-			return nil, "", errStreamClosed
-		case ev.Type == Error:
-			return nil, "", eventError(ev)
 		case ev.Type == Bookmark && ev.InitialEventsEnd:
 			if ev.ResourceVersion == "" {
 				return nil, "", fmt.Errorf("%w: end of initial events without a resource version", ErrMalformed)
@@ -84,7 +93,7 @@ func (r *Reflector[T]) collect(ctx context.Context, w Watch[T], timeout time.Dur
 		switch ev.Type {
 		case Added:
 			c.add(ev.Object)
-		case Modified:
+		case Updated:
 			c.update(ev.Object)
 		case Deleted:
 			c.remove(ev.Object)

@@ -4,26 +4,39 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 )
 
+// relist is how a watch phase ends: the reflector lists again, at once or
+// after reporting cause and backing off.
+type relist struct {
+	afterBackoff bool
+	cause        error // reported before the backoff; nil when at once
+}
+
+// relistNow lists again at once: the watch expired after making progress,
+// or the reflector is stopping.
+var relistNow = relist{}
+
+// relistAfter reports cause, backs off, then lists again.
+func relistAfter(cause error) relist { return relist{afterBackoff: true, cause: cause} }
+
 // watch applies watch events to the store until a relist is needed,
 // starting with w when it is not nil (the open watch of a streaming list).
-// A watch that ends is started again from the last seen version, at once
-// if it ended normally and after a backoff if it failed. It returns nil to
-// relist at once and an error to relist after a backoff.
-func (r *Reflector[T]) watch(ctx context.Context, w Watch[T]) error {
-	resync := r.newResyncTimer()
-	defer resync.stop()
+// A watch that ends is started again from the last seen version: at once
+// if it ended normally, after a backoff if it failed.
+func (r *Reflector[T]) watch(ctx context.Context, w Watch[T]) relist {
+	clock := r.newResyncClock(ctx)
+	defer clock.stop()
 	progressed := false // some event was applied since the store was filled
 	for ctx.Err() == nil {
 		start := time.Now()
-		publish := true // whether events may advance LastSyncResourceVersion at once
+		// A watch from "" or "0" may start with synthetic Added events in no
+		// particular version order: they do not advance the version.
+		rv := r.LastSyncResourceVersion()
+		ordered := rv != "" && rv != "0"
 		if w == nil {
-			rv := r.LastSyncResourceVersion()
-			// From "" or "0" a source may start with synthetic Added events
-			// in no particular version order (b.4).
-			publish = rv != "" && rv != "0"
 			var err error
 			w, err = r.startWatch(ctx, WatchOptions{
 				ResourceVersion: rv,
@@ -32,38 +45,43 @@ func (r *Reflector[T]) watch(ctx context.Context, w Watch[T]) error {
 			})
 			if err != nil {
 				if ctx.Err() != nil {
-					return nil
+					return relistNow
 				}
 				if errors.Is(err, ErrExpired) {
 					return r.expired(ctx, err, progressed)
 				}
 				r.report(ctx, err)
-				if err := r.pause(ctx, resync); err != nil {
-					return err
+				if err := r.pause(ctx, clock); err != nil {
+					return relistAfter(err)
 				}
 				continue
 			}
+		} else {
+			ordered = true // a streaming list's watch: its versions are in order
 		}
-		n, err := r.handle(ctx, w, start, publish, resync)
+		n, err := r.handle(ctx, w, start, ordered, clock)
 		w = nil
 		progressed = progressed || n > 0
+		if n > 0 || time.Since(start) >= healthyWatch {
+			r.backoff.healthy()
+		}
 		switch {
 		case ctx.Err() != nil:
-			return nil
+			return relistNow
 		case err == nil:
 			r.log.DebugContext(ctx, "watch closed", "events", n, "resourceVersion", r.LastSyncResourceVersion())
 		case errors.Is(err, ErrExpired):
 			return r.expired(ctx, err, progressed)
 		case errors.Is(err, ErrStore):
-			return err
+			return relistAfter(err)
 		default:
 			r.report(ctx, err)
-			if err := r.pause(ctx, resync); err != nil {
-				return err
+			if err := r.pause(ctx, clock); err != nil {
+				return relistAfter(err)
 			}
 		}
 	}
-	return nil
+	return relistNow
 }
 
 // errNoWatch reports a source whose Watch returned neither a watch nor an
@@ -86,17 +104,17 @@ func (r *Reflector[T]) startWatch(ctx context.Context, opts WatchOptions) (Watch
 // watch made progress, or after a backoff when it expired straight after a
 // list (the source's history is too short to watch from its own lists, and
 // relisting in a tight loop would not help).
-func (r *Reflector[T]) expired(ctx context.Context, err error, progressed bool) error {
+func (r *Reflector[T]) expired(ctx context.Context, err error, progressed bool) relist {
 	if !progressed {
-		return err
+		return relistAfter(err)
 	}
 	r.log.DebugContext(ctx, "watch expired, relisting", "err", err)
-	return nil
+	return relistNow
 }
 
-// pause backs off after a failed watch, serving resync ticks meanwhile. It
+// pause backs off after a failed watch, serving resyncs meanwhile. It
 // returns a store error from a resync, or nil.
-func (r *Reflector[T]) pause(ctx context.Context, resync *resyncTimer) error {
+func (r *Reflector[T]) pause(ctx context.Context, clock *resyncClock) error {
 	t := time.NewTimer(r.backoff.delay(time.Now(), r.rand))
 	defer t.Stop()
 	for {
@@ -105,8 +123,8 @@ func (r *Reflector[T]) pause(ctx context.Context, resync *resyncTimer) error {
 			return nil
 		case <-t.C:
 			return nil
-		case <-resync.C():
-			if err := r.resync(ctx, resync); err != nil {
+		case <-clock.due():
+			if err := r.resync(ctx, clock); err != nil {
 				return err
 			}
 		}
@@ -114,36 +132,41 @@ func (r *Reflector[T]) pause(ctx context.Context, resync *resyncTimer) error {
 }
 
 // handle applies the events of w until it ends, and stops it. It returns
-// the number of events applied (bookmarks included, malformed and Error
-// events not) and why the watch ended: nil when the source closed it,
-// ErrShortWatch when it did so within a second without applying an event,
-// or the failure (an Error event, a store error, a resync error).
-func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, publish bool, resync *resyncTimer) (int, error) {
+// the number of events applied (bookmarks included, malformed events not)
+// and why the watch ended: nil when the source closed it, ErrShortWatch
+// when it did so within a second without applying an event, or the
+// failure (of the stream, the store, or a resync). Events advance
+// LastSyncResourceVersion once ordered, which the first event that is not
+// an Added makes true.
+func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, ordered bool, clock *resyncClock) (int, error) {
 	defer w.Stop()
 	n := 0
-	rx := receiver[T]{events: w.Events()}
 	for {
-		ev, ok, got := rx.ready()
-		if !got {
-			if err := ctx.Err(); err != nil { // before a select that may pick an event
+		// The clock's context ends when ctx does and when a resync is due;
+		// it is checked after every event, so that neither waits behind a
+		// stream that never pauses.
+		wctx := clock.context()
+		if wctx.Err() != nil {
+			if err := ctx.Err(); err != nil {
 				return n, err
 			}
-			select {
-			case <-ctx.Done():
-				return n, ctx.Err()
-			case <-resync.C():
-				if err := r.resync(ctx, resync); err != nil {
-					return n, err
-				}
-				continue
-			case ev, ok = <-rx.events:
+			if err := r.resync(ctx, clock); err != nil {
+				return n, err
 			}
+			continue
 		}
-		if !ok {
-			if n == 0 && time.Since(start) < time.Second {
-				return 0, ErrShortWatch
+		ev, err := w.Next(wctx)
+		if err != nil {
+			if wctx.Err() != nil {
+				continue // ctx ended or a resync is due: see above
 			}
-			return n, nil
+			if err == io.EOF {
+				if n == 0 && time.Since(start) < healthyWatch {
+					return 0, ErrShortWatch
+				}
+				return n, nil
+			}
+			return n, fmt.Errorf("reflector: watch: %w", err)
 		}
 		rv, applied, err := r.apply(ctx, ev)
 		if err != nil {
@@ -153,9 +176,8 @@ func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, 
 			continue
 		}
 		n++
-		// Past the synthetic Added events, versions are in order.
-		publish = publish || ev.Type != Added
-		if rv != "" && publish {
+		ordered = ordered || ev.Type != Added
+		if rv != "" && ordered {
 			r.setLastRV(rv)
 		}
 	}
@@ -163,12 +185,9 @@ func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, 
 
 // apply applies one event to the store and returns the version it brings
 // the reflector to ("" if none) and whether the event was valid. Malformed
-// events are reported and skipped; the error is a failure that ends the
-// watch.
+// events are reported and skipped; the error is a store failure, which
+// ends the watch.
 func (r *Reflector[T]) apply(ctx context.Context, ev Event[T]) (string, bool, error) {
-	if ev.Type == Error {
-		return "", false, fmt.Errorf("reflector: watch: %w", eventError(ev))
-	}
 	rv, err := r.check(ctx, ev)
 	if err != nil {
 		return "", false, nil // reported
@@ -176,7 +195,7 @@ func (r *Reflector[T]) apply(ctx context.Context, ev Event[T]) (string, bool, er
 	switch ev.Type {
 	case Added:
 		err = r.store.Add(ev.Object)
-	case Modified:
+	case Updated:
 		err = r.store.Update(ev.Object)
 	case Deleted:
 		err = r.store.Delete(ev.Object)
@@ -187,14 +206,13 @@ func (r *Reflector[T]) apply(ctx context.Context, ev Event[T]) (string, bool, er
 	return rv, true, nil
 }
 
-// check validates ev, which is not an Error event, and returns the version
-// it brings the reflector to. A malformed event is reported and returns an
-// error.
+// check validates ev and returns the version it brings the reflector to. A
+// malformed event is reported and returns an error.
 func (r *Reflector[T]) check(ctx context.Context, ev Event[T]) (string, error) {
 	var err error
 	rv := ev.ResourceVersion
 	switch ev.Type {
-	case Added, Modified, Deleted:
+	case Added, Updated, Deleted:
 		var objRV string
 		if objRV, err = objectVersion(ev.Object); err == nil && rv == "" {
 			rv = objRV
@@ -212,40 +230,4 @@ func (r *Reflector[T]) check(ctx context.Context, ev Event[T]) (string, error) {
 		return "", err
 	}
 	return rv, nil
-}
-
-// eventError returns the failure an Error event reports.
-func eventError[T any](ev Event[T]) error {
-	if ev.Err == nil {
-		return fmt.Errorf("%w: Error event without an error", ErrMalformed)
-	}
-	return ev.Err
-}
-
-// burst is how many ready events the reflector takes from a watch in a row
-// before it looks at its other wake-ups (context, timers) again.
-const burst = 64
-
-// receiver takes the events of a watch without a full select while they
-// come faster than the reflector applies them: a one-channel receive costs
-// a fraction of a select over three.
-type receiver[T any] struct {
-	events <-chan Event[T]
-	run    int // events taken in a row by ready
-}
-
-// ready returns the next event if one is ready and the current run is
-// shorter than burst; got reports whether it did. The event and ok are
-// those of a receive from events.
-func (rx *receiver[T]) ready() (ev Event[T], ok, got bool) {
-	if rx.run < burst {
-		select {
-		case ev, ok = <-rx.events:
-			rx.run++
-			return ev, ok, true
-		default:
-		}
-	}
-	rx.run = 0
-	return ev, false, false
 }

@@ -23,60 +23,82 @@ import (
 // retains per cached object after a collection (heap-B/object), objects
 // included: they come from the source and the informer is their only
 // holder.
+//
+// ConfigMaps are synced at 10k, 100k and 1M objects, on the Kubernetes
+// path (the 1M size only there) and on the direct path (see paths), and
+// Pods (kind=pod, a few kilobytes each) at 10k and 100k on the Kubernetes
+// path, so that the cost per object can be compared across sizes and
+// object shapes.
 func BenchmarkInformerSync(b *testing.B) {
 	for _, size := range []struct {
 		name string
 		n    int
-	}{{"objects=10k", 10_000}, {"objects=100k", 100_000}} {
+	}{{"10k", 10_000}, {"100k", 100_000}} {
 		n := measure.Size(size.n)
-		b.Run(size.name, func(b *testing.B) {
-			impls(b, func(b *testing.B, start starter) {
-				m := measure.PerItem(b, n, "object")
-				for b.Loop() {
-					m.Pause()
-					cs := newCounters(1)
-					h := start(b, setup{objects: n, handlers: 1, on: func(int, *corev1.ConfigMap) { cs[0].count() }})
-					h.prepare()
-					m.Resume()
-					h.start()
-					waitAll(cs, int64(n))
-					m.Pause()
-					h.stop()
-					m.Resume()
-				}
-				m.Report()
-
-				cs := newCounters(1)
-				before := measure.LiveHeap()
-				h := start(b, setup{objects: n, handlers: 1, on: func(int, *corev1.ConfigMap) { cs[0].count() }})
-				h.start()
-				waitAll(cs, int64(n))
-				after := measure.LiveHeap()
-				if got := h.list(); got != n {
-					b.Fatalf("cache has %d objects, want %d", got, n)
-				}
-				h.stop()
-				b.ReportMetric(float64(int64(after)-int64(before))/float64(n), "heap-B/object")
-			})
+		b.Run("objects="+size.name, func(b *testing.B) {
+			paths(b, func(b *testing.B, start starter[*corev1.ConfigMap]) { informerSync(b, start, n) })
 		})
 	}
+	b.Run("objects=1M", func(b *testing.B) {
+		n := measure.Size(1_000_000)
+		kubePath(b, configMaps, func(b *testing.B, start starter[*corev1.ConfigMap]) { informerSync(b, start, n) })
+	})
+	for _, size := range []struct {
+		name string
+		n    int
+	}{{"10k", 10_000}, {"100k", 100_000}} {
+		n := measure.Size(size.n)
+		b.Run("objects="+size.name+",kind=pod", func(b *testing.B) {
+			kubePath(b, pods, func(b *testing.B, start starter[*corev1.Pod]) { informerSync(b, start, n) })
+		})
+	}
+}
+
+// informerSync is one run of BenchmarkInformerSync over n objects.
+func informerSync[T any](b *testing.B, start starter[T], n int) {
+	m := measure.PerItem(b, n, "object")
+	for b.Loop() {
+		m.Pause()
+		cs := newCounters(1)
+		h := start(b, setup[T]{objects: n, handlers: 1, on: func(int, T) { cs[0].count() }})
+		h.prepare()
+		m.Resume()
+		h.start()
+		waitAll(cs, int64(n))
+		m.Pause()
+		h.stop()
+		m.Resume()
+	}
+	m.Report()
+
+	cs := newCounters(1)
+	before := measure.LiveHeap()
+	h := start(b, setup[T]{objects: n, handlers: 1, on: func(int, T) { cs[0].count() }})
+	h.start()
+	waitAll(cs, int64(n))
+	after := measure.LiveHeap()
+	if got := h.list(); got != n {
+		b.Fatalf("cache has %d objects, want %d", got, n)
+	}
+	h.stop()
+	b.ReportMetric(float64(int64(after)-int64(before))/float64(n), "heap-B/object")
 }
 
 // updates prepares watch events over the n objects of a synced informer:
 // event g carries object g%n in a state whose resource version differs from
 // the one cached before it, so that no implementation may take it for a
 // resync.
-type updates struct {
-	states [2][]*corev1.ConfigMap
+type updates[T any] struct {
+	states [2][]T
 	next   int
 }
 
-func newUpdates(n int) *updates {
-	u := &updates{}
-	u.states[0] = fixture.Set(n)
-	u.states[1] = make([]*corev1.ConfigMap, n)
+func newUpdates[T, L any](kind fixture.Kind[T, L], n int) *updates[T] {
+	u := &updates[T]{}
+	u.states[0] = kind.Set(n)
+	u.states[1] = make([]T, n)
 	for i, o := range u.states[0] {
-		u.states[1][i] = fixture.WithVersion(o, n+i+1)
+		u.states[1][i] = kind.WithVersion(o, n+i+1)
 	}
 	return u
 }
@@ -84,11 +106,11 @@ func newUpdates(n int) *updates {
 // randomizer returns a generator of events on objects picked at random
 // (with a fixed seed), each in the state other than the one its previous
 // event, or the initial list, carried.
-func (u *updates) randomizer() func() *corev1.ConfigMap {
+func (u *updates[T]) randomizer() func() T {
 	n := len(u.states[0])
 	rng := rand.New(rand.NewPCG(1, 2))
 	flipped := make([]bool, n)
-	return func() *corev1.ConfigMap {
+	return func() T {
 		i := rng.IntN(n)
 		flipped[i] = !flipped[i]
 		if flipped[i] {
@@ -98,7 +120,7 @@ func (u *updates) randomizer() func() *corev1.ConfigMap {
 	}
 }
 
-func (u *updates) event() *corev1.ConfigMap {
+func (u *updates[T]) event() T {
 	n := len(u.states[0])
 	o := u.states[(u.next/n+1)%2][u.next%n]
 	u.next++
@@ -108,11 +130,11 @@ func (u *updates) event() *corev1.ConfigMap {
 // syncedHarness starts the informer s describes and waits until its
 // handlers have all been told about every object. Every later notification
 // of handler i goes to s.on(i, obj).
-func syncedHarness(b *testing.B, start starter, s setup) harness {
+func syncedHarness[T any](b *testing.B, start starter[T], s setup[T]) harness[T] {
 	cs := newCounters(s.handlers)
 	var synced atomic.Bool
 	on := s.on
-	s.on = func(i int, obj *corev1.ConfigMap) {
+	s.on = func(i int, obj T) {
 		if synced.Load() {
 			on(i, obj)
 			return
@@ -130,42 +152,59 @@ func syncedHarness(b *testing.B, start starter, s setup) harness {
 // through the source's watch and waits until every handler has been told
 // about each: events/s, and bytes and allocations per event, all
 // goroutines included. The caches have a namespace index, as informers
-// usually do, except in the index=none variant.
+// usually do, except in the index=none variant. The fan-out to 16 handlers
+// sends 250k events, and kind=pod sends events about Pods, both on the
+// Kubernetes path only.
 func BenchmarkInformerEvents(b *testing.B) {
 	const objects = 10_000
-	events := measure.Size(1_000_000)
 	for _, tc := range []struct {
 		name     string
 		handlers int
 		noIndex  bool
+		events   int
 	}{
-		{"handlers=1", 1, false},
-		{"handlers=4", 4, false},
-		{"handlers=1,index=none", 1, true},
+		{"handlers=1", 1, false, 1_000_000},
+		{"handlers=4", 4, false, 1_000_000},
+		{"handlers=1,index=none", 1, true, 1_000_000},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			impls(b, func(b *testing.B, start starter) {
-				ctx := context.Background()
-				ups := newUpdates(objects)
-				cs := newCounters(tc.handlers)
-				h := syncedHarness(b, start, setup{objects: objects, handlers: tc.handlers, noIndex: tc.noIndex,
-					on: func(i int, _ *corev1.ConfigMap) { cs[i].count() }})
-				defer h.stop()
-				var total int64
-				m := measure.PerItem(b, events, "event")
-				for b.Loop() {
-					total += int64(events)
-					for range events {
-						if !h.send(ctx, ups.event()) {
-							b.Fatal("watch closed")
-						}
-					}
-					waitAll(cs, total)
-				}
-				m.Report()
+			paths(b, func(b *testing.B, start starter[*corev1.ConfigMap]) {
+				informerEvents(b, start, fixture.ConfigMaps, objects, tc.handlers, tc.noIndex, measure.Size(tc.events))
 			})
 		})
 	}
+	b.Run("handlers=16", func(b *testing.B) {
+		kubePath(b, configMaps, func(b *testing.B, start starter[*corev1.ConfigMap]) {
+			informerEvents(b, start, fixture.ConfigMaps, objects, 16, false, measure.Size(250_000))
+		})
+	})
+	b.Run("handlers=1,kind=pod", func(b *testing.B) {
+		kubePath(b, pods, func(b *testing.B, start starter[*corev1.Pod]) {
+			informerEvents(b, start, fixture.Pods, objects, 1, false, measure.Size(1_000_000))
+		})
+	})
+}
+
+// informerEvents is one run of BenchmarkInformerEvents.
+func informerEvents[T, L any](b *testing.B, start starter[T], kind fixture.Kind[T, L], objects, handlers int, noIndex bool, events int) {
+	ctx := context.Background()
+	ups := newUpdates(kind, objects)
+	cs := newCounters(handlers)
+	h := syncedHarness(b, start, setup[T]{objects: objects, handlers: handlers, noIndex: noIndex,
+		on: func(i int, _ T) { cs[i].count() }})
+	defer h.stop()
+	var total int64
+	m := measure.PerItem(b, events, "event")
+	for b.Loop() {
+		total += int64(events)
+		for range events {
+			if !h.send(ctx, ups.event()) {
+				b.Fatal("watch closed")
+			}
+		}
+		waitAll(cs, total)
+	}
+	m.Report()
 }
 
 // BenchmarkInformerLatency sends Modified events over 10k cached objects
@@ -187,7 +226,7 @@ func BenchmarkInformerLatency(b *testing.B) {
 		perSec int
 	}{{"rate=1k", 1_000}, {"rate=10k", 10_000}, {"rate=100k", 100_000}} {
 		b.Run(rate.name, func(b *testing.B) {
-			impls(b, func(b *testing.B, start starter) {
+			paths(b, func(b *testing.B, start starter[*corev1.ConfigMap]) {
 				ctx := context.Background()
 				events := measure.Size(rate.perSec)
 				interval := time.Second / time.Duration(rate.perSec)
@@ -199,7 +238,7 @@ func BenchmarkInformerLatency(b *testing.B) {
 				// the handler finds each event's send time through it.
 				var firstRV atomic.Int64
 				cs := newCounters(1)
-				h := syncedHarness(b, start, setup{objects: objects, handlers: 1, on: func(_ int, obj *corev1.ConfigMap) {
+				h := syncedHarness(b, start, setup[*corev1.ConfigMap]{objects: objects, handlers: 1, on: func(_ int, obj *corev1.ConfigMap) {
 					now := time.Since(epoch)
 					rv, _ := strconv.Atoi(obj.ResourceVersion)
 					i := rv - int(firstRV.Load())
@@ -264,7 +303,7 @@ func BenchmarkInformerWritesWhileListing(b *testing.B) {
 				name += ",inflight=" + strconv.Itoa(inFlight)
 			}
 			b.Run(name, func(b *testing.B) {
-				impls(b, func(b *testing.B, start starter) {
+				paths(b, func(b *testing.B, start starter[*corev1.ConfigMap]) {
 					writesWhileListing(b, start, objects, listers, inFlight, window)
 				})
 			})
@@ -275,9 +314,9 @@ func BenchmarkInformerWritesWhileListing(b *testing.B) {
 // writesWhileListing is one run of BenchmarkInformerWritesWhileListing: it
 // sends events for window at a time, with at most inFlight of them not yet
 // handled (0: no bound), while listers goroutines list the cache.
-func writesWhileListing(b *testing.B, start starter, objects, listers, inFlight int, window time.Duration) {
+func writesWhileListing(b *testing.B, start starter[*corev1.ConfigMap], objects, listers, inFlight int, window time.Duration) {
 	ctx := context.Background()
-	ups := newUpdates(objects)
+	ups := newUpdates(fixture.ConfigMaps, objects)
 	next := ups.event
 	var slots chan struct{} // a send holds a slot until its event is handled
 	if inFlight > 0 {
@@ -285,7 +324,7 @@ func writesWhileListing(b *testing.B, start starter, objects, listers, inFlight 
 		next = ups.randomizer()
 	}
 	cs := newCounters(1)
-	h := syncedHarness(b, start, setup{objects: objects, handlers: 1, on: func(int, *corev1.ConfigMap) {
+	h := syncedHarness(b, start, setup[*corev1.ConfigMap]{objects: objects, handlers: 1, on: func(int, *corev1.ConfigMap) {
 		if slots != nil {
 			<-slots
 		}

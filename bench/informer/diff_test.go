@@ -17,6 +17,7 @@ import (
 	"github.com/typedcache/typedcache/bench/internal/fixture"
 	"github.com/typedcache/typedcache/bench/internal/source"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/kube"
 	"github.com/typedcache/typedcache/reflector"
 )
 
@@ -151,31 +152,39 @@ func (n *notifications) wait(ctx context.Context) error {
 	}
 }
 
-// runInformerOps runs both informers over the same initial list and
-// events and waits until each handler has been told about every object of
-// the list and every event, one notification each (with a consistent
-// stream and no relist, client-go tells exactly that much). It compares,
-// per key, the notifications (kind, initial-list flag, resource versions
-// of old and new) and the final cache contents. Only the order within a
-// key is compared: typedcache guarantees it per object, and its per-key
-// FIFO may deliver different keys in another order than client-go's
-// RealFIFO. There is no relist on this path, so none of the documented
-// differences applies.
+// runInformerOps runs client-go's informer and typedcache's, on both of
+// typedcache's paths (through the kube adapter over client-go's source, and
+// over its own source), over the same initial list and events and waits
+// until each handler has been told about every object of the list and
+// every event, one notification each (with a consistent stream and no
+// relist, client-go tells exactly that much). It compares, per key, the
+// notifications (kind, initial-list flag, resource versions of old and
+// new) and the final cache contents. Only the order within a key is
+// compared: typedcache guarantees it per object, and its per-key FIFO may
+// deliver different keys in another order than client-go's RealFIFO.
+// There is no relist on this path, so none of the documented differences
+// applies.
 func runInformerOps(_ *testing.T, ops []informerOp) string {
 	initial, evs, listRV := events(ops)
-	tcGot, tcCache, tcErr := runTypedInformer(initial, strconv.Itoa(listRV), evs)
-	cgGot, cgCache, cgErr := runClientGoInformer(initial, strconv.Itoa(listRV), evs)
-	if tcErr != nil || cgErr != nil {
-		return fmt.Sprintf("typedcache: %v; client-go: %v", tcErr, cgErr)
+	rv := strconv.Itoa(listRV)
+	cgGot, cgCache, cgErr := runClientGoInformer(initial, rv, evs)
+	if cgErr != nil {
+		return fmt.Sprintf("client-go: %v", cgErr)
 	}
-	for k := range informerKeys {
-		key := fixture.Key(k)
-		if !slices.Equal(tcGot.byKey[key], cgGot.byKey[key]) {
-			return fmt.Sprintf("notifications for %s:\n  client-go  %v\n  typedcache %v", key, cgGot.byKey[key], tcGot.byKey[key])
+	for _, path := range []string{"kube", "direct"} {
+		tcGot, tcCache, tcErr := runTypedInformer(initial, rv, evs, path)
+		if tcErr != nil {
+			return fmt.Sprintf("typedcache (path=%s): %v", path, tcErr)
 		}
-	}
-	if !slices.Equal(tcCache, cgCache) {
-		return fmt.Sprintf("cache contents: client-go %v, typedcache %v", cgCache, tcCache)
+		for k := range informerKeys {
+			key := fixture.Key(k)
+			if !slices.Equal(tcGot.byKey[key], cgGot.byKey[key]) {
+				return fmt.Sprintf("notifications for %s:\n  client-go  %v\n  typedcache %v (path=%s)", key, cgGot.byKey[key], tcGot.byKey[key], path)
+			}
+		}
+		if !slices.Equal(tcCache, cgCache) {
+			return fmt.Sprintf("cache contents: client-go %v, typedcache %v (path=%s)", cgCache, tcCache, path)
+		}
 	}
 	return ""
 }
@@ -192,11 +201,25 @@ func cacheState(objs []*corev1.ConfigMap) []string {
 
 const informerDiffTimeout = 5 * time.Second
 
-func runTypedInformer(initial []*corev1.ConfigMap, listRV string, events []event) (*notifications, []string, error) {
+// runTypedInformer runs typedcache's informer on path "kube" (through the
+// kube adapter over client-go's source) or "direct" (over its own source).
+func runTypedInformer(initial []*corev1.ConfigMap, listRV string, events []event, path string) (*notifications, []string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), informerDiffTimeout)
 	defer cancel()
-	src := source.NewTyped(0)
-	src.PrepareItems(initial, listRV)
+	var src reflector.ListerWatcher[*corev1.ConfigMap]
+	var send func(event) bool
+	if path == "kube" {
+		cg := source.NewClientGo(fixture.ConfigMaps, 0)
+		cg.PrepareItems(initial, listRV)
+		src = kube.SourceWithOptions[*corev1.ConfigMap](cg.Kube(), kube.Options{DisableStreamingList: true})
+		send = func(ev event) bool { return cg.Send(ctx, ev.typ, ev.obj) }
+	} else {
+		typed := source.NewTyped(0)
+		typed.PrepareItems(initial, listRV)
+		src = typed
+		typ := map[watch.EventType]reflector.EventType{watch.Added: reflector.Added, watch.Modified: reflector.Updated, watch.Deleted: reflector.Deleted}
+		send = func(ev event) bool { return typed.Send(ctx, typ[ev.typ], ev.obj) }
+	}
 	inf := informer.New(src, informer.Options[*corev1.ConfigMap]{})
 	got := newNotifications(len(initial) + len(events))
 	_, err := inf.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
@@ -221,9 +244,8 @@ func runTypedInformer(initial []*corev1.ConfigMap, listRV string, events []event
 	var wg sync.WaitGroup
 	defer func() { stop(); wg.Wait() }()
 	wg.Go(func() { _ = inf.Run(runCtx) })
-	typ := map[watch.EventType]reflector.EventType{watch.Added: reflector.Added, watch.Modified: reflector.Modified, watch.Deleted: reflector.Deleted}
 	for _, ev := range events {
-		if !src.Send(ctx, typ[ev.typ], ev.obj) {
+		if !send(ev) {
 			return nil, nil, fmt.Errorf("watch closed or timed out sending %v", ev)
 		}
 	}
@@ -236,7 +258,7 @@ func runTypedInformer(initial []*corev1.ConfigMap, listRV string, events []event
 func runClientGoInformer(initial []*corev1.ConfigMap, listRV string, events []event) (*notifications, []string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), informerDiffTimeout)
 	defer cancel()
-	src := source.NewClientGo(0)
+	src := source.NewClientGo(fixture.ConfigMaps, 0)
 	src.PrepareItems(initial, listRV)
 	inf := cache.NewSharedIndexInformerWithOptions(src, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{})
 	got := newNotifications(len(initial) + len(events))

@@ -2,6 +2,7 @@ package informer_test
 
 import (
 	"context"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,21 +13,24 @@ import (
 	corev1listers "k8s.io/client-go/listers/core/v1"
 	"k8s.io/client-go/tools/cache"
 
+	"github.com/typedcache/typedcache/bench/internal/fixture"
 	"github.com/typedcache/typedcache/bench/internal/source"
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/kube"
 	"github.com/typedcache/typedcache/reflector"
 )
 
 // harness runs one informer of either implementation over n fixture
-// objects, with handlers that call onEvent for every add and update.
-type harness interface {
+// objects of type T, with handlers that call onEvent for every
+// notification.
+type harness[T any] interface {
 	// prepare builds the source's next list answer (untimed work).
 	prepare()
 	// start runs the informer.
 	start()
 	// send sends a Modified event for obj through the source's watch.
-	send(ctx context.Context, obj *corev1.ConfigMap) bool
+	send(ctx context.Context, obj T) bool
 	// list lists the whole cache through the implementation's lister, as
 	// a controller would, and returns its length.
 	list() int
@@ -34,40 +38,74 @@ type harness interface {
 	stop()
 }
 
-// onEvent is called by handler h for every object it is told about.
-type onEvent func(h int, obj *corev1.ConfigMap)
+// onEvent is called by handler h for every object it is told about: added,
+// updated or deleted (the last state the informer knew).
+type onEvent[T any] func(h int, obj T)
 
 // setup describes the informer a harness runs.
-type setup struct {
-	objects  int     // fixture objects in the source
-	handlers int     // handlers registered before Run
-	noIndex  bool    // leave out the namespace index
-	on       onEvent // called by every handler for every add and update
+type setup[T any] struct {
+	objects  int        // fixture objects in the source
+	handlers int        // handlers registered before Run
+	noIndex  bool       // leave out the namespace index
+	on       onEvent[T] // called by every handler for every notification
 }
 
 // starter builds a harness of one implementation.
-type starter func(b *testing.B, s setup) harness
+type starter[T any] func(b *testing.B, s setup[T]) harness[T]
 
-type typedHarness struct {
-	b      *testing.B
-	src    *source.Typed
-	inf    *informer.Informer[*corev1.ConfigMap]
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+// resource is a fixture kind with what client-go needs to read its objects
+// back: its generated lister, and the conversion of the objects its
+// handlers receive.
+type resource[T kube.Object, L kube.ListObject] struct {
+	kind fixture.Kind[T, L]
+	// listAll lists an indexer through the resource's generated lister.
+	listAll func(cache.Indexer) (int, error)
+	// from converts an object a client-go handler receives.
+	from func(obj any) T
 }
 
-func newTyped(b *testing.B, s setup) harness {
-	h := &typedHarness{b: b, src: source.NewTyped(s.objects)}
-	var opts informer.Options[*corev1.ConfigMap]
+var configMaps = resource[*corev1.ConfigMap, *corev1.ConfigMapList]{
+	kind: fixture.ConfigMaps,
+	listAll: func(idx cache.Indexer) (int, error) {
+		objs, err := corev1listers.NewConfigMapLister(idx).List(labels.Everything())
+		return len(objs), err
+	},
+	from: func(obj any) *corev1.ConfigMap { return obj.(*corev1.ConfigMap) },
+}
+
+var pods = resource[*corev1.Pod, *corev1.PodList]{
+	kind: fixture.Pods,
+	listAll: func(idx cache.Indexer) (int, error) {
+		objs, err := corev1listers.NewPodLister(idx).List(labels.Everything())
+		return len(objs), err
+	},
+	from: func(obj any) *corev1.Pod { return obj.(*corev1.Pod) },
+}
+
+// typedHarness runs typedcache's informer over any source.
+type typedHarness[T kube.Object] struct {
+	b         *testing.B
+	prepareTo func()
+	sendTo    func(ctx context.Context, obj T) bool
+	inf       *informer.Informer[T]
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+}
+
+func newTypedHarness[T kube.Object](b *testing.B, s setup[T], lw reflector.ListerWatcher[T]) *typedHarness[T] {
+	h := &typedHarness[T]{b: b}
+	// Client-go logs through klog, which TestMain discards.
+	opts := informer.Options[T]{Logger: slog.New(slog.DiscardHandler)}
 	if !s.noIndex {
-		opts.Indexers = indexer.Indexers[*corev1.ConfigMap]{indexer.NamespaceIndex: indexer.NamespaceIndexFunc[*corev1.ConfigMap]}
+		opts.Indexers = indexer.Indexers[T]{indexer.NamespaceIndex: indexer.NamespaceIndexFunc[T]}
 	}
-	h.inf = informer.New(h.src, opts)
+	h.inf = informer.New(lw, opts)
 	on := s.on
 	for i := range s.handlers {
-		_, err := h.inf.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
-			AddFunc:    func(obj *corev1.ConfigMap, _ bool) { on(i, obj) },
-			UpdateFunc: func(_, obj *corev1.ConfigMap) { on(i, obj) },
+		_, err := h.inf.AddEventHandler(informer.HandlerFuncs[T]{
+			AddFunc:    func(obj T, _ bool) { on(i, obj) },
+			UpdateFunc: func(_, obj T) { on(i, obj) },
+			DeleteFunc: func(d informer.Deleted[T]) { on(i, d.Object) },
 		})
 		if err != nil {
 			b.Fatal(err)
@@ -76,9 +114,36 @@ func newTyped(b *testing.B, s setup) harness {
 	return h
 }
 
-func (h *typedHarness) prepare() { h.src.Prepare() }
+// kubeStarter runs typedcache's informer through the kube adapter over
+// client-go's source of r's objects: the Kubernetes path.
+func kubeStarter[T kube.Object, L kube.ListObject](r resource[T, L]) starter[T] {
+	return func(b *testing.B, s setup[T]) harness[T] {
+		return kubeOver(b, s, source.NewClientGo(r.kind, s.objects))
+	}
+}
 
-func (h *typedHarness) start() {
+// kubeOver runs typedcache's informer through the kube adapter over src.
+func kubeOver[T kube.Object, L kube.ListObject](b *testing.B, s setup[T], src *source.ClientGo[T, L]) harness[T] {
+	lw := kube.SourceWithOptions[T](src.Kube(), kube.Options{DisableStreamingList: true})
+	h := newTypedHarness(b, s, lw)
+	h.prepareTo = src.Prepare
+	h.sendTo = func(ctx context.Context, obj T) bool { return src.Send(ctx, watch.Modified, obj) }
+	return h
+}
+
+// newDirect runs typedcache's informer over its own source of prebuilt
+// ConfigMaps: the path of custom sources.
+func newDirect(b *testing.B, s setup[*corev1.ConfigMap]) harness[*corev1.ConfigMap] {
+	src := source.NewTyped(s.objects)
+	h := newTypedHarness(b, s, src)
+	h.prepareTo = src.Prepare
+	h.sendTo = func(ctx context.Context, obj *corev1.ConfigMap) bool { return src.Send(ctx, reflector.Updated, obj) }
+	return h
+}
+
+func (h *typedHarness[T]) prepare() { h.prepareTo() }
+
+func (h *typedHarness[T]) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.wg.Go(func() {
@@ -88,38 +153,52 @@ func (h *typedHarness) start() {
 	})
 }
 
-func (h *typedHarness) send(ctx context.Context, obj *corev1.ConfigMap) bool {
-	return h.src.Send(ctx, reflector.Modified, obj)
-}
+func (h *typedHarness[T]) send(ctx context.Context, obj T) bool { return h.sendTo(ctx, obj) }
 
-func (h *typedHarness) list() int { return len(h.inf.Lister().List()) }
+func (h *typedHarness[T]) list() int { return len(h.inf.Lister().List()) }
 
-func (h *typedHarness) stop() {
+func (h *typedHarness[T]) stop() {
 	h.cancel()
 	h.wg.Wait()
 }
 
-type clientGoHarness struct {
-	src    *source.ClientGo
+// clientGoHarness runs client-go's SharedIndexInformer over client-go's
+// source of r's objects.
+type clientGoHarness[T kube.Object, L kube.ListObject] struct {
+	r      resource[T, L]
+	src    *source.ClientGo[T, L]
 	inf    cache.SharedIndexInformer
-	lister corev1listers.ConfigMapLister
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-func newClientGo(b *testing.B, s setup) harness {
-	h := &clientGoHarness{src: source.NewClientGo(s.objects)}
+// clientGoStarter runs client-go's informer over its source of r's
+// objects.
+func clientGoStarter[T kube.Object, L kube.ListObject](r resource[T, L]) starter[T] {
+	return func(b *testing.B, s setup[T]) harness[T] {
+		return clientGoOver(b, r, s, source.NewClientGo(r.kind, s.objects))
+	}
+}
+
+// clientGoOver runs client-go's informer of r's objects over src.
+func clientGoOver[T kube.Object, L kube.ListObject](b *testing.B, r resource[T, L], s setup[T], src *source.ClientGo[T, L]) harness[T] {
+	h := &clientGoHarness[T, L]{r: r, src: src}
 	indexers := cache.Indexers{}
 	if !s.noIndex {
 		indexers[cache.NamespaceIndex] = cache.MetaNamespaceIndexFunc
 	}
-	h.inf = cache.NewSharedIndexInformerWithOptions(h.src, &corev1.ConfigMap{}, cache.SharedIndexInformerOptions{Indexers: indexers})
-	h.lister = corev1listers.NewConfigMapLister(h.inf.GetIndexer())
+	h.inf = cache.NewSharedIndexInformerWithOptions(src, r.kind.Empty(), cache.SharedIndexInformerOptions{Indexers: indexers})
 	on := s.on
 	for i := range s.handlers {
 		_, err := h.inf.AddEventHandler(cache.ResourceEventHandlerFuncs{
-			AddFunc:    func(obj any) { on(i, obj.(*corev1.ConfigMap)) },
-			UpdateFunc: func(_, obj any) { on(i, obj.(*corev1.ConfigMap)) },
+			AddFunc:    func(obj any) { on(i, r.from(obj)) },
+			UpdateFunc: func(_, obj any) { on(i, r.from(obj)) },
+			DeleteFunc: func(obj any) {
+				if d, ok := obj.(cache.DeletedFinalStateUnknown); ok {
+					obj = d.Obj
+				}
+				on(i, r.from(obj))
+			},
 		})
 		if err != nil {
 			b.Fatal(err)
@@ -128,27 +207,27 @@ func newClientGo(b *testing.B, s setup) harness {
 	return h
 }
 
-func (h *clientGoHarness) prepare() { h.src.Prepare() }
+func (h *clientGoHarness[T, L]) prepare() { h.src.Prepare() }
 
-func (h *clientGoHarness) start() {
+func (h *clientGoHarness[T, L]) start() {
 	ctx, cancel := context.WithCancel(context.Background())
 	h.cancel = cancel
 	h.wg.Go(func() { h.inf.RunWithContext(ctx) })
 }
 
-func (h *clientGoHarness) send(ctx context.Context, obj *corev1.ConfigMap) bool {
+func (h *clientGoHarness[T, L]) send(ctx context.Context, obj T) bool {
 	return h.src.Send(ctx, watch.Modified, obj)
 }
 
-func (h *clientGoHarness) list() int {
-	objs, err := h.lister.List(labels.Everything())
+func (h *clientGoHarness[T, L]) list() int {
+	n, err := h.r.listAll(h.inf.GetIndexer())
 	if err != nil {
 		return -1
 	}
-	return len(objs)
+	return n
 }
 
-func (h *clientGoHarness) stop() {
+func (h *clientGoHarness[T, L]) stop() {
 	h.cancel()
 	h.wg.Wait()
 }
@@ -196,7 +275,24 @@ func waitAll(cs []*counter, total int64) {
 
 // impls runs body for both implementations as the sub-benchmarks
 // impl=typedcache and impl=client-go.
-func impls(b *testing.B, body func(b *testing.B, start starter)) {
-	b.Run("impl=typedcache", func(b *testing.B) { body(b, newTyped) })
-	b.Run("impl=client-go", func(b *testing.B) { body(b, newClientGo) })
+func impls[T any](b *testing.B, typed, clientGo starter[T], body func(b *testing.B, start starter[T])) {
+	b.Run("impl=typedcache", func(b *testing.B) { body(b, typed) })
+	b.Run("impl=client-go", func(b *testing.B) { body(b, clientGo) })
+}
+
+// paths runs body over ConfigMaps on both paths: path=kube, where
+// typedcache reads client-go's source through the kube adapter (the
+// headline), and path=direct, where it reads its own source of prebuilt
+// objects. Client-go reads the same source on both.
+func paths(b *testing.B, body func(b *testing.B, start starter[*corev1.ConfigMap])) {
+	kubePath(b, configMaps, body)
+	b.Run("path=direct", func(b *testing.B) {
+		impls(b, newDirect, clientGoStarter(configMaps), body)
+	})
+}
+
+// kubePath runs body over r's objects on the Kubernetes path only, as
+// path=kube.
+func kubePath[T kube.Object, L kube.ListObject](b *testing.B, r resource[T, L], body func(b *testing.B, start starter[T])) {
+	b.Run("path=kube", func(b *testing.B) { impls(b, kubeStarter(r), clientGoStarter(r), body) })
 }

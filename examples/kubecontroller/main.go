@@ -65,7 +65,7 @@ func run(ctx context.Context, kubeconfig, namespace string, workers int, logger 
 	}
 	factory.Start(ctx)
 	defer factory.Shutdown()
-	if err := factory.WaitForCacheSync(ctx); err != nil {
+	if err := factory.WaitForSync(ctx); err != nil {
 		return err
 	}
 	logger.Info("caches synced", "deployments", c.deployments.Cache().Len(), "configmaps", c.configMaps.Cache().Len())

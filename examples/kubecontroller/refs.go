@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/typedcache/typedcache/keys"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
@@ -44,12 +45,12 @@ func configMapKeys(d *appsv1.Deployment) ([]string, error) {
 			}
 		}
 	}
-	keys := make([]string, 0, len(names))
+	refs := make([]string, 0, len(names))
 	for _, n := range names {
-		keys = append(keys, keys.Join(d.Namespace, n))
+		refs = append(refs, keys.Join(d.Namespace, n))
 	}
-	slices.Sort(keys)
-	return slices.Compact(keys), nil
+	slices.Sort(refs)
+	return slices.Compact(refs), nil
 }
 
 // configHash digests the data of the ConfigMaps with the given keys, in

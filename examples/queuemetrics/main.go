@@ -36,7 +36,7 @@ func run() error {
 	}
 	q := queue.NewTypedRateLimitingQueue(queue.DefaultTypedControllerRateLimiter[string](), queue.Options{
 		Name:    "pods",
-		Metrics: provider,
+		Metrics: provider.NewMetrics,
 		Logger:  slog.New(slog.DiscardHandler),
 	})
 

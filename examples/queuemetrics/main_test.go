@@ -16,7 +16,7 @@ func TestProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := queue.NewTypedRateLimitingQueue[string](nil, queue.Options{Name: "test", Metrics: provider})
+	q := queue.NewTypedRateLimitingQueue[string](nil, queue.Options{Name: "test", Metrics: provider.NewMetrics})
 	defer q.ShutDown()
 	q.Add("a")
 	q.Add("b")
@@ -53,7 +53,7 @@ func TestProvider(t *testing.T) {
 
 	// A second queue with the same name keeps working; only its gauges are
 	// not exported.
-	queue.New[string](queue.Options{Name: "test", Metrics: provider}).Add("x")
+	queue.New[string](queue.Options{Name: "test", Metrics: provider.NewMetrics}).Add("x")
 }
 
 func TestRun(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 
 // Provider exports queue metrics to Prometheus under the names client-go's
 // workqueue metrics have in Kubernetes components, labelled by queue name.
-// It implements queue.MetricsProvider.
+// Its NewMetrics method is a queue.Options.Metrics.
 type Provider struct {
 	reg          prometheus.Registerer
 	adds         *prometheus.CounterVec
@@ -51,8 +51,9 @@ func NewProvider(reg prometheus.Registerer) (*Provider, error) {
 	return p, nil
 }
 
-// NewQueueMetrics implements queue.MetricsProvider.
-func (p *Provider) NewQueueMetrics(name string, snapshot func() queue.MetricsSnapshot) queue.QueueMetrics {
+// NewMetrics creates the metrics of the queue called name, for
+// queue.Options.Metrics.
+func (p *Provider) NewMetrics(name string, snapshot func() queue.MetricsSnapshot) queue.Metrics {
 	if err := p.reg.Register(newGauges(name, snapshot)); err != nil {
 		slog.Error("queuemetrics: gauges not registered (is the queue name unique?)", "queue", name, "error", err)
 	}

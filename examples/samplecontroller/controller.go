@@ -24,11 +24,11 @@ func barOwnerKey(b *Bar) ([]string, error) {
 }
 
 // quickRetries shortens the reflectors' backoff: the driver injects a fault
-// every few dozen milliseconds, and client-go's defaults (0.8s doubling to
-// 30s, reset after two minutes of health) would keep the caches behind for
-// most of a short demo. A real controller keeps the defaults.
-var quickRetries = reflector.Options{
-	Backoff: reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond, Reset: 2 * time.Second},
+// every few dozen milliseconds, and the default delays (0.8s at the least,
+// up to 30s) would keep the caches behind for most of a short demo. A real
+// controller keeps the defaults.
+var quickRetries = reflector.Tuning{
+	Backoff: reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond},
 }
 
 // counters are the controller's activity, read by the progress printer.

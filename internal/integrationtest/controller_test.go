@@ -43,8 +43,8 @@ type controller struct {
 }
 
 func newController(t *testing.T, seed uint64, parents, children *checkingSource, resync time.Duration) *controller {
-	ro := reflector.Options{
-		Backoff:         reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond, Reset: 2 * time.Second},
+	ro := reflector.Tuning{
+		Backoff:         reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond},
 		MinWatchTimeout: 30 * time.Second,
 	}
 	quiet := slog.New(slog.DiscardHandler)

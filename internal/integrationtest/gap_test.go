@@ -32,7 +32,7 @@ func TestCreateDeleteDuringRelistIsNeverNotified(t *testing.T) {
 					t.Fatalf("Create: %v", err)
 				}
 				inf := informer.New[*thing](src, informer.Options[*thing]{
-					Reflector: reflector.Options{
+					Reflector: reflector.Tuning{
 						Backoff: reflector.Backoff{Initial: time.Second, Max: time.Second, Jitter: 0.1},
 					},
 					Logger:       slog.New(slog.DiscardHandler),

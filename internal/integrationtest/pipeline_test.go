@@ -45,8 +45,8 @@ func newWorld(t *testing.T, seed uint64) *world {
 	}
 	src := memsource.New(opts)
 	lw := &checkingSource{Source: src, t: t}
-	ro := reflector.Options{
-		Backoff:         reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond, Reset: 2 * time.Second},
+	ro := reflector.Tuning{
+		Backoff:         reflector.Backoff{Initial: 10 * time.Millisecond, Max: 200 * time.Millisecond},
 		MinWatchTimeout: time.Duration(1+rng.IntN(60)) * time.Second,
 	}
 	if rng.IntN(2) == 0 {

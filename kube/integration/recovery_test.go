@@ -110,9 +110,8 @@ func TestForcedExpiry(t *testing.T) {
 			lw := kube.Source[*corev1.ConfigMap](c.client(t, nil).CoreV1().ConfigMaps(ns))
 			w, err := lw.Watch(context.Background(), reflector.WatchOptions{ResourceVersion: tr.from})
 			if err == nil {
-				ev := <-w.Events()
+				_, err = w.Next(context.Background())
 				w.Stop()
-				err = ev.Err
 			}
 			if !errors.Is(err, reflector.ErrExpired) || !(apierrors.IsResourceExpired(err) || apierrors.IsGone(err)) {
 				t.Errorf("watch from version %q after the restart: %v, want a 410 wrapping reflector.ErrExpired", tr.from, err)

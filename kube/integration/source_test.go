@@ -109,9 +109,9 @@ func TestSourceAgainstServer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ev := <-w.Events()
-		if ev.Type != reflector.Modified || ev.Object.Name != "cm-00023" {
-			t.Errorf("first event through the selectors: %v %v, want Modified cm-00023", ev.Type, ev.Object)
+		ev, err := w.Next(ctx)
+		if err != nil || ev.Type != reflector.Updated || ev.Object.Name != "cm-00023" {
+			t.Errorf("first event through the selectors: %v %v, %v; want Updated cm-00023", ev.Type, ev.Object, err)
 		}
 	})
 
@@ -122,7 +122,11 @@ func TestSourceAgainstServer(t *testing.T) {
 		}
 		defer w.Stop()
 		var got []string
-		for ev := range w.Events() {
+		for {
+			ev, err := w.Next(ctx)
+			if err != nil {
+				t.Fatalf("streaming list ended early: %v", err)
+			}
 			if ev.Type == reflector.Bookmark && ev.InitialEventsEnd {
 				if ev.ResourceVersion == "" {
 					t.Error("initial-events-end bookmark without a version")
@@ -130,7 +134,7 @@ func TestSourceAgainstServer(t *testing.T) {
 				break
 			}
 			if ev.Type != reflector.Added {
-				t.Fatalf("initial event %v (%v), want Added", ev.Type, ev.Err)
+				t.Fatalf("initial event %v, want Added", ev.Type)
 			}
 			got = append(got, ev.Object.Name)
 		}
@@ -176,8 +180,8 @@ func TestSourceAgainstServer(t *testing.T) {
 		if err := cs.CoreV1().ConfigMaps(ns).Delete(ctx, "cm-00249", metav1.DeleteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		if ev := <-w.Events(); ev.Type != reflector.Deleted || ev.Object.GetName() != "cm-00249" {
-			t.Errorf("dynamic watch event %v %v, want Deleted cm-00249", ev.Type, ev.Err)
+		if ev, err := w.Next(ctx); err != nil || ev.Type != reflector.Deleted || ev.Object.GetName() != "cm-00249" {
+			t.Errorf("dynamic watch event %v, %v; want Deleted cm-00249", ev.Type, err)
 		}
 	})
 

@@ -8,6 +8,11 @@
 //	go run ./cmd/report            # full sizes, -count 10: writes ./RESULTS.md
 //	go run ./cmd/report -quick -out /tmp/bench   # sizes / 10, -count 1
 //
+// The benchmarks listed in separate (send-to-handler latency) are left out
+// of the main go test run and run instead in -processes processes of
+// their own, -count 1 each; their rows report the median of the process
+// medians and its range, and their targets apply to that median.
+//
 // It fails only when the benchmarks fail to run, never on a missed target.
 package main
 
@@ -35,16 +40,17 @@ func main() {
 	count := flag.Int("count", 0, "runs of each benchmark (default 10, or 1 with -quick)")
 	benchtime := flag.String("benchtime", "", "go test -benchtime (default 1s, or 100ms with -quick)")
 	filter := flag.String("bench", ".", "go test -bench: which benchmarks to run")
+	processes := flag.Int("processes", 0, "processes that each run the latency benchmarks once (default 10, or 5 with -quick)")
 	out := flag.String("out", ".", "directory to write "+markdownName+", "+svgName+" and "+rawName+" to")
 	from := flag.String("from", "", "read go test output from this file instead of running the benchmarks")
 	flag.Parse()
-	if err := run(*quick, *count, *benchtime, *filter, *out, *from); err != nil {
+	if err := run(*quick, *count, *processes, *benchtime, *filter, *out, *from); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
 }
 
-func run(quick bool, count int, benchtime, filter, out, from string) error {
+func run(quick bool, count, processes int, benchtime, filter, out, from string) error {
 	if count <= 0 {
 		// Ten runs, not five: the rows that depend on scheduling
 		// (latency tails, writes among busy listers) vary by half from one
@@ -52,6 +58,13 @@ func run(quick bool, count int, benchtime, filter, out, from string) error {
 		count = 10
 		if quick {
 			count = 1
+		}
+	}
+	if processes <= 0 {
+		// At least five: one process's median is not a result.
+		processes = 10
+		if quick {
+			processes = 5
 		}
 	}
 	if benchtime == "" {
@@ -74,6 +87,7 @@ func run(quick bool, count int, benchtime, filter, out, from string) error {
 		cpus:      runtime.NumCPU(),
 		quick:     quick,
 		count:     count,
+		processes: processes,
 		command:   command,
 		svgName:   svgName,
 		rawName:   rawName,
@@ -90,7 +104,7 @@ func run(quick bool, count int, benchtime, filter, out, from string) error {
 			return err
 		}
 	} else {
-		raw, benchErr = runBenchmarks(quick, count, benchtime, filter)
+		raw, benchErr = runBenchmarks(quick, count, processes, benchtime, filter)
 		raw = append([]byte(info.header()), raw...)
 		if err := os.WriteFile(filepath.Join(out, rawName), raw, 0o644); err != nil {
 			return err
@@ -112,9 +126,10 @@ func run(quick bool, count int, benchtime, filter, out, from string) error {
 	return benchErr
 }
 
-// runBenchmarks runs every benchmark package of the module and returns its
-// output, which it also copies to stdout as it comes.
-func runBenchmarks(quick bool, count int, benchtime, filter string) ([]byte, error) {
+// runBenchmarks runs every benchmark package of the module, then the
+// separate benchmarks in processes of their own, and returns their output,
+// which it also copies to stdout as it comes.
+func runBenchmarks(quick bool, count, processes int, benchtime, filter string) ([]byte, error) {
 	dir, err := moduleDir()
 	if err != nil {
 		return nil, err
@@ -123,7 +138,7 @@ func runBenchmarks(quick bool, count int, benchtime, filter string) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	args := []string{"test", "-run", "^$", "-bench", filter, "-benchmem",
+	args := []string{"test", "-run", "^$", "-bench", filter, "-skip", skipSeparate(), "-benchmem",
 		"-count", fmt.Sprint(count), "-benchtime", benchtime, "-timeout", "60m"}
 	if quick {
 		args = append(args, "-short")
@@ -137,6 +152,11 @@ func runBenchmarks(quick bool, count int, benchtime, filter string) ([]byte, err
 	cmd.Stderr = os.Stderr
 	if err := cmd.Run(); err != nil {
 		return buf.Bytes(), fmt.Errorf("go test: %w (results written for the benchmarks that ran)", err)
+	}
+	sep, err := runSeparate(dir, processes, quick, benchtime, filter)
+	buf.Write(sep)
+	if err != nil {
+		return buf.Bytes(), fmt.Errorf("%w (results written for the benchmarks that ran)", err)
 	}
 	return buf.Bytes(), nil
 }

@@ -17,6 +17,7 @@ type runInfo struct {
 	cpus      int
 	quick     bool
 	count     int
+	processes int
 	command   string
 	svgName   string
 	rawName   string
@@ -25,12 +26,13 @@ type runInfo struct {
 // Keys of the configuration lines the report adds to the raw output, in
 // the benchmark format's "key: value" form (benchstat shows them).
 const (
-	keyDate   = "report-date"
-	keyCommit = "report-commit"
-	keyGo     = "report-go"
-	keyCPUs   = "report-cpus"
-	keyMode   = "report-mode"
-	keyCount  = "report-count"
+	keyDate      = "report-date"
+	keyCommit    = "report-commit"
+	keyGo        = "report-go"
+	keyCPUs      = "report-cpus"
+	keyMode      = "report-mode"
+	keyCount     = "report-count"
+	keyProcesses = "report-processes"
 )
 
 // header returns the configuration lines that describe the run, so that
@@ -40,9 +42,9 @@ func (info runInfo) header() string {
 	if info.quick {
 		mode = "quick"
 	}
-	return fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n%s: %d\n%s: %s\n%s: %d\n",
+	return fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n%s: %d\n%s: %s\n%s: %d\n%s: %d\n",
 		keyDate, info.date, keyCommit, info.commit, keyGo, info.goVersion,
-		keyCPUs, info.cpus, keyMode, mode, keyCount, info.count)
+		keyCPUs, info.cpus, keyMode, mode, keyCount, info.count, keyProcesses, info.processes)
 }
 
 // restore takes the run's facts from the configuration lines of its raw
@@ -70,6 +72,9 @@ func (info *runInfo) restore(config map[string]string) {
 	if v, err := strconv.Atoi(config[keyCount]); err == nil {
 		info.count = v
 	}
+	if v, err := strconv.Atoi(config[keyProcesses]); err == nil {
+		info.processes = v
+	}
 }
 
 // writeMarkdown writes RESULTS.md for the outcomes of one run.
@@ -85,8 +90,11 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 	fmt.Fprintf(&b, "- Machine: %s, %s/%s, %d CPUs; %s.\n", orUnknown(res.cpu), orUnknown(res.goos), orUnknown(res.goarch), info.cpus, info.goVersion)
 	fmt.Fprintf(&b, "- Command: `%s` (in `bench/`); raw `go test` output in [%s](%s), readable by benchstat.\n", info.command, info.rawName, info.rawName)
 	b.WriteString("- Each value is the median of the runs; *ratio* is how many times better typedcache is (client-go ÷ typedcache for costs, typedcache ÷ client-go for rates), so above 1 means typedcache wins. *Noise* is the largest deviation of a single run from the median, on either side.\n")
-	b.WriteString("- Both sides store the same `*corev1.ConfigMap` values (name, namespace, 3 labels, resource version, 3 data entries of 32 bytes) and read them from equivalent in-memory sources. What each workload does: [README.md](README.md#what-is-measured) and the benchmark's doc comment.\n\n")
+	fmt.Fprintf(&b, "- The latency rows run in %d separate processes, `-count 1` each: their value is the median of the process medians, their target applies to it, and the noise column gives the range of the processes' ratios (each side's range is under the table).\n", info.processes)
+	b.WriteString("- Reflector and informer rows are on the **Kubernetes path**: typedcache reads the same in-memory client-go source as client-go, through `kube.SourceWithOptions`, and both copy the listed items out of the same `*corev1.ConfigMapList` (nothing is decoded on either side). The targets apply to these rows. The same rows with typedcache reading its own source of prebuilt objects are under [custom sources](#custom-sources), without targets.\n")
+	b.WriteString("- Both sides store the same `*corev1.ConfigMap` values (name, namespace, 3 labels, resource version, 3 data entries of 32 bytes), or `*corev1.Pod` values of a few kilobytes where a row says Pods. What each workload does: [README.md](README.md#what-is-measured) and the benchmark's doc comment.\n\n")
 
+	checks := growth(res)
 	var targets, met int
 	var missed []string
 	for _, o := range outs {
@@ -100,6 +108,18 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 		}
 		missed = append(missed, fmt.Sprintf("%s %s (%s): target %s, got %s", o.area, o.what, o.unit, o.target.text, describe(o)))
 	}
+	for _, g := range checks {
+		targets++
+		if g.met() {
+			met++
+			continue
+		}
+		got := "not measured"
+		if g.measured {
+			got = "typedcache " + formatRatio(spread(g.tc)) + ", client-go " + formatRatio(spread(g.cg))
+		}
+		missed = append(missed, fmt.Sprintf("%s: largest ÷ smallest ≤ %gx, got %s", g.what(), growthGoal, got))
+	}
 	fmt.Fprintf(&b, "**Targets met: %d of %d.**", met, targets)
 	if len(missed) > 0 {
 		b.WriteString(" Not met:\n\n")
@@ -110,24 +130,47 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 	b.WriteString("\n")
 
 	area := ""
+	var inArea []outcome
 	for _, o := range outs {
 		if o.area != area {
-			writeNotes(&b, area)
-			area = o.area
+			writeAreaEnd(&b, area, inArea, checks)
+			area, inArea = o.area, nil
 			fmt.Fprintf(&b, "\n## %s\n\n", area)
 			b.WriteString("| workload | unit | client-go | typedcache | ratio | target | met | noise |\n")
 			b.WriteString("|---|---|--:|--:|--:|---|---|--:|\n")
 		}
+		inArea = append(inArea, o)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
 			o.what, o.unit, cell(o, o.cg), cell(o, o.tc), ratioCell(o), targetCell(o), metCell(o), noiseCell(o))
 	}
-	writeNotes(&b, area)
+	writeAreaEnd(&b, area, inArea, checks)
 	if extra := unlisted(res); len(extra) > 0 {
 		slices.Sort(extra)
 		b.WriteString("\nBenchmarks measured but not in the tables: " + strings.Join(extra, ", ") + ".\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeAreaEnd writes what follows an area's table: the ranges of its rows
+// measured in separate processes, the table of costs by size for the scale
+// area, and its notes.
+func writeAreaEnd(b *strings.Builder, area string, outs []outcome, checks []growthCheck) {
+	var ranges []string
+	for _, o := range outs {
+		if o.processes > 0 {
+			ranges = append(ranges, fmt.Sprintf("- %s (%s), %d processes: client-go %s–%s, typedcache %s–%s, ratio %s–%s.",
+				o.what, o.unit, o.processes, formatValue(o.cgRange[0]), formatValue(o.cgRange[1]),
+				formatValue(o.tcRange[0]), formatValue(o.tcRange[1]), formatRatio(o.ratioRange[0]), formatRatio(o.ratioRange[1])))
+		}
+	}
+	if len(ranges) > 0 {
+		b.WriteString("\nRanges of the process medians:\n\n" + strings.Join(ranges, "\n") + "\n")
+	}
+	if area == scaleArea {
+		writeGrowth(b, checks)
+	}
+	writeNotes(b, area)
 }
 
 // writeNotes writes the notes of area, if any, after its table.
@@ -191,6 +234,9 @@ func metCell(o outcome) string {
 }
 
 func noiseCell(o outcome) string {
+	if o.processes > 0 {
+		return fmt.Sprintf("%d procs: %s–%s", o.processes, formatRatio(o.ratioRange[0]), formatRatio(o.ratioRange[1]))
+	}
 	if !o.measured || o.runs < 2 {
 		return ""
 	}

@@ -23,12 +23,22 @@ type results struct {
 	goos    string
 	goarch  string
 	config  map[string]string // the report's own "report-*: value" lines
-	samples map[string]map[string]map[string][]float64
+	samples map[string]map[string]map[string][]sample
+}
+
+// A sample is one value of a benchmark's unit, and the process it came
+// from: 0 for the main run of the suite, 1, 2, ... for the separate
+// processes of the rows that are run in several (see separate), which the
+// raw output introduces with a "report-process: N" line.
+type sample struct {
+	value   float64
+	process int
 }
 
 // parse reads the output of go test -bench.
 func parse(r io.Reader) (*results, error) {
-	res := &results{config: make(map[string]string), samples: make(map[string]map[string]map[string][]float64)}
+	res := &results{config: make(map[string]string), samples: make(map[string]map[string]map[string][]sample)}
+	process := 0
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -41,7 +51,9 @@ func parse(r io.Reader) (*results, error) {
 		case strings.HasPrefix(line, "goarch: "):
 			res.goarch = strings.TrimPrefix(line, "goarch: ")
 		case strings.HasPrefix(line, "Benchmark"):
-			res.addLine(line)
+			res.addLine(line, process)
+		case strings.HasPrefix(line, keyProcess+": "):
+			process, _ = strconv.Atoi(strings.TrimPrefix(line, keyProcess+": "))
 		case strings.HasPrefix(line, "report-"):
 			if k, v, ok := strings.Cut(line, ": "); ok {
 				res.config[k] = v
@@ -52,9 +64,9 @@ func parse(r io.Reader) (*results, error) {
 }
 
 // addLine records one result line: name, iterations, then value-unit
-// pairs. Lines that are not results (a benchmark that logged, or failed)
-// are ignored.
-func (res *results) addLine(line string) {
+// pairs, from the given process. Lines that are not results (a benchmark
+// that logged, or failed) are ignored.
+func (res *results) addLine(line string, process int) {
 	f := strings.Fields(line)
 	if len(f) < 4 || len(f)%2 != 0 {
 		return
@@ -68,12 +80,12 @@ func (res *results) addLine(line string) {
 	}
 	byImpl := res.samples[name]
 	if byImpl == nil {
-		byImpl = make(map[string]map[string][]float64)
+		byImpl = make(map[string]map[string][]sample)
 		res.samples[name] = byImpl
 	}
 	byUnit := byImpl[impl]
 	if byUnit == nil {
-		byUnit = make(map[string][]float64)
+		byUnit = make(map[string][]sample)
 		byImpl[impl] = byUnit
 	}
 	for i := 2; i+1 < len(f); i += 2 {
@@ -81,7 +93,7 @@ func (res *results) addLine(line string) {
 		if err != nil {
 			continue
 		}
-		byUnit[f[i+1]] = append(byUnit[f[i+1]], v)
+		byUnit[f[i+1]] = append(byUnit[f[i+1]], sample{v, process})
 	}
 }
 
@@ -109,10 +121,39 @@ func splitName(full string) (name, impl string, ok bool) {
 	return strings.Join(kept, "/"), impl, true
 }
 
+// values returns one benchmark's values of unit for impl.
+func (res *results) values(name, impl, unit string) []float64 {
+	var vs []float64
+	for _, s := range res.samples[name][impl][unit] {
+		vs = append(vs, s.value)
+	}
+	return vs
+}
+
 // median returns the median of one benchmark's samples of unit for impl,
 // and whether there were any.
 func (res *results) median(name, impl, unit string) (float64, bool) {
-	vs := res.samples[name][impl][unit]
+	return median(res.values(name, impl, unit))
+}
+
+// processMedians returns, for each separate process (numbered from 1)
+// that measured one benchmark's unit for impl, the median of its samples.
+func (res *results) processMedians(name, impl, unit string) map[int]float64 {
+	byProcess := make(map[int][]float64)
+	for _, s := range res.samples[name][impl][unit] {
+		if s.process > 0 {
+			byProcess[s.process] = append(byProcess[s.process], s.value)
+		}
+	}
+	medians := make(map[int]float64, len(byProcess))
+	for p, vs := range byProcess {
+		medians[p], _ = median(vs)
+	}
+	return medians
+}
+
+// median returns the median of vs, and whether there were any.
+func median(vs []float64) (float64, bool) {
 	if len(vs) == 0 {
 		return 0, false
 	}
@@ -131,7 +172,7 @@ func (res *results) spread(name, impl, unit string) float64 {
 		return 0
 	}
 	var worst float64
-	for _, v := range res.samples[name][impl][unit] {
+	for _, v := range res.values(name, impl, unit) {
 		d := v/m - 1
 		if d < 0 {
 			d = -d

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -25,7 +26,7 @@ func TestSplitName(t *testing.T) {
 	}
 }
 
-const sample = `goos: linux
+const sampleRun = `goos: linux
 goarch: amd64
 pkg: github.com/typedcache/typedcache/bench/queue
 cpu: Test CPU
@@ -42,7 +43,7 @@ PASS
 `
 
 func TestParseAndEvaluate(t *testing.T) {
-	res, err := parse(strings.NewReader(sample))
+	res, err := parse(strings.NewReader(sampleRun))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestFormat(t *testing.T) {
 
 func TestHeaderRoundTrip(t *testing.T) {
 	want := runInfo{date: "2026-01-02 03:04 UTC", commit: "abc123", goVersion: "go1.26.8", cpus: 2, quick: true, count: 1, command: "go run ./cmd/report -quick"}
-	res, err := parse(strings.NewReader(want.header() + sample))
+	res, err := parse(strings.NewReader(want.header() + sampleRun))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,5 +135,120 @@ func TestHeaderRoundTrip(t *testing.T) {
 	got.restore(res.config)
 	if got != want {
 		t.Errorf("restore(parse(header)) = %+v; want %+v", got, want)
+	}
+}
+
+// separateRun is the output of the latency rows in three separate
+// processes, with two samples in the last.
+const separateRun = `report-process: 1
+BenchmarkInformerLatency/rate=10k/path=kube/impl=typedcache-2 	 1	 1000 ns/op	 20000 p99-ns
+BenchmarkInformerLatency/rate=10k/path=kube/impl=client-go-2  	 1	 1000 ns/op	 40000 p99-ns
+report-process: 2
+BenchmarkInformerLatency/rate=10k/path=kube/impl=typedcache-2 	 1	 1000 ns/op	 10000 p99-ns
+BenchmarkInformerLatency/rate=10k/path=kube/impl=client-go-2  	 1	 1000 ns/op	 60000 p99-ns
+report-process: 3
+BenchmarkInformerLatency/rate=10k/path=kube/impl=typedcache-2 	 1	 1000 ns/op	 30000 p99-ns
+BenchmarkInformerLatency/rate=10k/path=kube/impl=typedcache-2 	 1	 1000 ns/op	 50000 p99-ns
+BenchmarkInformerLatency/rate=10k/path=kube/impl=client-go-2  	 1	 1000 ns/op	 200000 p99-ns
+report-process: 0
+`
+
+func TestSeparateProcesses(t *testing.T) {
+	res, err := parse(strings.NewReader(sampleRun + separateRun))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o outcome
+	for _, x := range evaluate(res) {
+		if x.bench == "BenchmarkInformerLatency/rate=10k/path=kube" && x.unit == "p99-ns" {
+			o = x
+		}
+	}
+	// Process medians: typedcache 20k, 10k, 40k; client-go 40k, 60k, 200k.
+	want := outcome{row: o.row, cg: 60000, tc: 20000, measured: true, ratio: 3, runs: 3, processes: 3,
+		cgRange: [2]float64{40000, 200000}, tcRange: [2]float64{10000, 40000}, ratioRange: [2]float64{2, 6}}
+	if o.target == nil || o.cg != want.cg || o.tc != want.tc || o.ratio != want.ratio || o.processes != want.processes ||
+		o.cgRange != want.cgRange || o.tcRange != want.tcRange || o.ratioRange != want.ratioRange || !o.met() {
+		t.Errorf("latency outcome = %+v; want %+v, met", o, want)
+	}
+
+	var md bytes.Buffer
+	info := runInfo{date: "today", commit: "abc", goVersion: "go1.26", cpus: 2, count: 1, processes: 3, command: "go run ./cmd/report", svgName: svgName, rawName: rawName}
+	if err := writeMarkdown(&md, info, res, evaluate(res)); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"| send-to-handler latency at 10k events/s | p99-ns | 60.0k | 20.0k | 3.00× | ≥ 3x | yes | 3 procs: 2.00×–6.00× |",
+		"- send-to-handler latency at 10k events/s (p99-ns), 3 processes: client-go 40.0k–200k, typedcache 10.0k–40.0k, ratio 2.00×–6.00×.",
+		"The latency rows run in 3 separate processes",
+	} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("RESULTS.md lacks %q:\n%s", w, md.String())
+		}
+	}
+}
+
+func TestSeparateFilter(t *testing.T) {
+	const name = "BenchmarkInformerLatency"
+	tests := []struct {
+		filter, want string
+		ok           bool
+	}{
+		{".", "^BenchmarkInformerLatency$", true},
+		{"InformerLatency|InformerWrites", "^BenchmarkInformerLatency$", true},
+		{"Latency/rate=10k/path=kube", "^BenchmarkInformerLatency$/rate=10k/path=kube", true},
+		{"Informer[/]Latency", "", false}, // a bracketed slash does not split; the pattern matches no name
+		{"Informer(Latency|Sync)/path=(kube|direct/x)", "^BenchmarkInformerLatency$/path=(kube|direct/x)", true},
+		{"BenchmarkQueue", "", false},
+		{"[", "", false}, // not a regular expression
+	}
+	for _, tc := range tests {
+		got, ok := separateFilter(tc.filter, name)
+		if got != tc.want || ok != tc.ok {
+			t.Errorf("separateFilter(%q, %q) = %q, %v; want %q, %v", tc.filter, name, got, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestCustomSources(t *testing.T) {
+	got := withCustomSources([]row{
+		{"queue", "BenchmarkQueueX", "queue row", "ns/item", ratioAtLeast(2)},
+		{"informer", "BenchmarkInformerX/n=1/path=kube", "informer row", "ns/object", ratioAtLeast(3)},
+		{scaleArea, "BenchmarkInformerY/path=kube", "scale row", "ns/object", nil},
+	})
+	if len(got) != 4 {
+		t.Fatalf("withCustomSources returned %d rows; want 4: %+v", len(got), got)
+	}
+	c := got[3]
+	if c.area != customArea || c.bench != "BenchmarkInformerX/n=1/path=direct" || c.what != "informer: informer row" || c.unit != "ns/object" || c.target != nil {
+		t.Errorf("custom row = %+v; want the informer row on path=direct, in %q, without a target", c, customArea)
+	}
+}
+
+func TestGrowth(t *testing.T) {
+	var raw strings.Builder
+	for i, s := range growthSizes {
+		// typedcache: ns/object 100, 120, 140 (1.4x, met); heap 1000, 1000, 2000 (2x, missed).
+		fmt.Fprintf(&raw, "%s/impl=typedcache-2 1 1 ns/op %d ns/object %d heap-B/object\n", s.bench, 100+20*i, []int{1000, 1000, 2000}[i])
+		fmt.Fprintf(&raw, "%s/impl=client-go-2 1 1 ns/op %d ns/object %d heap-B/object\n", s.bench, 300, 1200)
+	}
+	res, err := parse(strings.NewReader(raw.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checks := growth(res)
+	if len(checks) != 2 || !checks[0].met() || checks[1].met() || !checks[1].measured {
+		t.Errorf("growth = %+v; want ns/object met and heap-B/object measured but missed", checks)
+	}
+	var b strings.Builder
+	writeGrowth(&b, checks)
+	for _, w := range []string{
+		"| ns/object | typedcache | 100 | 120 | 140 | 1.40× | ≤ 1.5x | yes |",
+		"| heap-B/object | typedcache | 1000 | 1000 | 2000 | 2.00× | ≤ 1.5x | **no** |",
+		"| ns/object | client-go | 300 | 300 | 300 | 1.00× |  |  |",
+	} {
+		if !strings.Contains(b.String(), w) {
+			t.Errorf("growth table lacks %q:\n%s", w, b.String())
+		}
 	}
 }

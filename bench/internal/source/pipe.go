@@ -1,9 +1,3 @@
-// Package source provides in-memory sources of ConfigMaps for both
-// implementations: a client-go cache.ListerWatcher and a typedcache
-// reflector.ListerWatcher with the same behaviour. A List answers with a
-// prepared set of objects; a watch streams whatever the benchmark sends.
-// Neither side decodes, copies or checks anything, so a comparison measures
-// the caches, not the sources.
 package source
 
 import (
@@ -97,6 +91,16 @@ func (c *current[E]) wait(ctx context.Context) (*pipe[E], error) {
 			return nil, ctx.Err()
 		}
 	}
+}
+
+// forget makes p, if it is still the current watch, no longer current:
+// later waits wait for the next open.
+func (c *current[E]) forget(p *pipe[E]) {
+	c.mu.Lock()
+	if c.pipe == p {
+		c.pipe = nil
+	}
+	c.mu.Unlock()
 }
 
 // stopAll stops the current watch, if any.

@@ -2,6 +2,7 @@ package source
 
 import (
 	"context"
+	"io"
 	"strconv"
 	"sync"
 
@@ -96,5 +97,24 @@ type typedWatch struct {
 	p *pipe[reflector.Event[*corev1.ConfigMap]]
 }
 
-func (w typedWatch) Events() <-chan reflector.Event[*corev1.ConfigMap] { return w.p.events }
-func (w typedWatch) Stop()                                             { w.p.stop() }
+// Next takes the next event sent, as a source reading a network stream
+// would: at once when one is ready, otherwise waiting for it or for ctx.
+func (w typedWatch) Next(ctx context.Context) (reflector.Event[*corev1.ConfigMap], error) {
+	var ev reflector.Event[*corev1.ConfigMap]
+	var ok bool
+	select {
+	case ev, ok = <-w.p.events:
+	default:
+		select {
+		case ev, ok = <-w.p.events:
+		case <-ctx.Done():
+			return ev, ctx.Err()
+		}
+	}
+	if !ok {
+		return ev, io.EOF
+	}
+	return ev, nil
+}
+
+func (w typedWatch) Stop() { w.p.stop() }
