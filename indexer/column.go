@@ -1,6 +1,9 @@
 package indexer
 
-import "slices"
+import (
+	"slices"
+	"sync/atomic"
+)
 
 // blockBits sets the number of entries per block (128), and dirBits the
 // number of blocks per directory (64). A write after a snapshot copies the
@@ -23,10 +26,19 @@ const (
 type block[E any] struct {
 	items [blockLen]E
 	// epoch is the table epoch in which this block was allocated. A block
-	// from an earlier epoch may be referenced by a snapshot and must be
-	// copied before it is changed.
+	// from an epoch before the writer's floor may be referenced by a
+	// snapshot and must be copied before it is changed.
 	epoch uint64
 }
+
+// stamp tells a write which parts of a column it may change in place,
+// those allocated in epoch floor or later, and the epoch, now, of what it
+// allocates. now >= floor, and no part of a column is from an epoch after
+// now.
+type stamp struct{ now, floor uint64 }
+
+// owns reports whether a part allocated in epoch may be changed in place.
+func (s stamp) owns(epoch uint64) bool { return epoch >= s.floor }
 
 // dir is a directory of blocks: the blocks of 8192 consecutive items. The
 // entries past the column's last block are nil.
@@ -47,12 +59,22 @@ type dir[E any] struct {
 // Snapshots share directories, blocks and the array of directories with
 // the column. The column never changes any of them while a snapshot may
 // read it: each carries the epoch in which it was allocated, and the
-// column copies it before a write in a later epoch (copy-on-write).
+// column copies it before a write whose stamp does not own that epoch
+// (copy-on-write).
+//
+// Lister.Get reads the object column without the lock (see lockfree.go):
+// it loads the array of directories from shared, and directory, block and
+// (with atomicItems) item pointers atomically, so writers store them
+// atomically too.
 type column[E any] struct {
 	dirs    []*dir[E]
+	shared  atomic.Pointer[[]*dir[E]] // dirs, as lock-free readers see it
 	nblocks int
 	// epoch is the epoch in which the dirs backing array was allocated.
 	epoch uint64
+	// atomicItems makes set store items atomically. E must then be a
+	// pointer type.
+	atomicItems bool
 }
 
 // blockAt returns the items of the block that holds item i.
@@ -65,75 +87,113 @@ func (c *column[E]) at(i int) E {
 	return blockAt(c.dirs, i)[i&blockMask]
 }
 
-// set stores v as item i in epoch, copying what a snapshot may share, and
-// returns the item it replaced.
-func (c *column[E]) set(i int, v E, epoch uint64) (old E) {
+// set stores v as item i, copying what a snapshot may share, and returns
+// the item it replaced.
+func (c *column[E]) set(i int, v E, st stamp) (old E) {
 	b := c.dirs[i>>dirShift].blocks[(i>>blockBits)&dirMask]
-	if b.epoch != epoch {
-		b = c.copyBlock(i>>blockBits, epoch)
+	if !st.owns(b.epoch) {
+		b = c.copyBlock(i>>blockBits, st)
 	}
 	p := &b.items[i&blockMask]
-	old, *p = *p, v
+	old = *p
+	if c.atomicItems {
+		storeItem(p, v)
+	} else {
+		*p = v
+	}
 	return old
 }
 
-// copyBlock replaces block bi with a copy allocated in epoch and returns
-// the copy.
-func (c *column[E]) copyBlock(bi int, epoch uint64) *block[E] {
-	d := c.writableDir(bi>>dirBits, epoch)
+// load returns item i, loading it without the lock: it is for lock-free
+// readers of a column with atomicItems. ok is false if the column has no
+// block for item i, which may be stale.
+func (c *column[E]) load(i int) (item E, ok bool) {
+	dirs := c.shared.Load()
+	if dirs == nil || i < 0 || i>>dirShift >= len(*dirs) {
+		return item, false
+	}
+	d := loadPtr(&(*dirs)[i>>dirShift])
+	if d == nil {
+		return item, false
+	}
+	b := loadPtr(&d.blocks[(i>>blockBits)&dirMask])
+	if b == nil {
+		return item, false
+	}
+	return loadItem(&b.items[i&blockMask]), true
+}
+
+// publish makes the current array of directories the one lock-free
+// readers load.
+func (c *column[E]) publish() {
+	dirs := c.dirs
+	c.shared.Store(&dirs)
+}
+
+// copyBlock replaces block bi with a copy and returns the copy.
+func (c *column[E]) copyBlock(bi int, st stamp) *block[E] {
+	d := c.writableDir(bi>>dirBits, st)
 	cp := *d.blocks[bi&dirMask]
-	cp.epoch = epoch
-	d.blocks[bi&dirMask] = &cp
+	cp.epoch = st.now
+	storePtr(&d.blocks[bi&dirMask], &cp)
 	return &cp
 }
 
-// writableDir returns directory di ready to be changed in epoch, copying
-// it first if a snapshot may share it.
-func (c *column[E]) writableDir(di int, epoch uint64) *dir[E] {
+// writableDir returns directory di ready to be changed, copying it first
+// if a snapshot may share it.
+func (c *column[E]) writableDir(di int, st stamp) *dir[E] {
 	d := c.dirs[di]
-	if d.epoch != epoch {
-		c.own(epoch)
+	if !st.owns(d.epoch) {
+		c.own(st)
 		cp := *d
-		cp.epoch = epoch
+		cp.epoch = st.now
 		d = &cp
-		c.dirs[di] = d
+		storePtr(&c.dirs[di], d)
 	}
 	return d
 }
 
-// own makes the dirs backing array private to the column in epoch.
-func (c *column[E]) own(epoch uint64) {
-	if c.epoch != epoch {
+// own makes the dirs backing array private to the column.
+func (c *column[E]) own(st stamp) {
+	if !st.owns(c.epoch) {
 		c.dirs = slices.Clone(c.dirs)
-		c.epoch = epoch
+		c.epoch = st.now
+		c.publish()
 	}
 }
 
 // grow adds an empty block at the end.
-func (c *column[E]) grow(epoch uint64) {
+func (c *column[E]) grow(st stamp) {
 	if c.nblocks&dirMask == 0 {
 		// Snapshots read only directories below their length, and the
 		// column never shrinks a shared backing array in place, so
 		// appending a pointer does not touch anything a snapshot reads.
 		grown := cap(c.dirs) == len(c.dirs)
-		c.dirs = append(c.dirs, &dir[E]{epoch: epoch})
+		c.dirs = append(c.dirs, &dir[E]{epoch: st.now})
 		if grown {
-			c.epoch = epoch
+			c.epoch = st.now
 		}
+		c.publish()
 	}
-	d := c.writableDir(c.nblocks>>dirBits, epoch)
-	d.blocks[c.nblocks&dirMask] = &block[E]{epoch: epoch}
+	d := c.writableDir(c.nblocks>>dirBits, st)
+	storePtr(&d.blocks[c.nblocks&dirMask], &block[E]{epoch: st.now})
 	c.nblocks++
 }
 
 // truncate drops the blocks past the first keep.
-func (c *column[E]) truncate(keep int, epoch uint64) {
+func (c *column[E]) truncate(keep int, st stamp) {
 	ndirs := (keep + dirMask) >> dirBits
-	c.own(epoch)
-	clear(c.dirs[ndirs:])
+	c.own(st)
+	for i := range c.dirs[ndirs:] {
+		storePtr(&c.dirs[ndirs+i], nil)
+	}
 	c.dirs = c.dirs[:ndirs]
+	c.publish()
 	if keep&dirMask != 0 {
-		clear(c.writableDir(ndirs-1, epoch).blocks[keep&dirMask:])
+		d := c.writableDir(ndirs-1, st)
+		for j := keep & dirMask; j < dirLen; j++ {
+			storePtr(&d.blocks[j], nil)
+		}
 	}
 	c.nblocks = keep
 }

@@ -49,15 +49,20 @@
 // entries, 64 blocks to a directory), found through an open-addressing
 // table of positions. List, ListKeys, All and Keys walk a snapshot of those
 // arrays that later writes cannot change: a writer copies a block before
-// changing it if a snapshot may still read it. Each write publishes a
-// snapshot header; taking a snapshot costs constant time and takes no lock
-// (it waits only while a write is under way, and writes run no user code),
-// so full listings never hold off writers. While listings run, an update
-// copies at most one block of object pointers (1 KB), its directory (512
-// bytes) and the array of directories (8 bytes per 8192 objects); an add or
-// a delete copies the key blocks it changes, and their directories, too.
+// changing it while a snapshot that may read it is still being read. Taking
+// a snapshot costs constant time and takes no lock (it waits only while a
+// write is under way, and writes run no user code), so full listings never
+// hold off writers. While listings run, an update copies at most one block
+// of object pointers (1 KB), its directory (512 bytes) and the array of
+// directories (8 bytes per 8192 objects); an add or a delete copies the key
+// blocks it changes, and their directories, too. Once every listing has
+// ended, writes change the arrays in place again and copy nothing.
 // GetByKey, ByIndex and Index hold the read lock while they look up their
 // objects, ByIndex and Index for time proportional to the number of matches.
+// Lister.Get and NamespaceLister.Get take no lock when T is a pointer type
+// (as Kubernetes objects are): they never wait for writers, and writers
+// never wait for them; a Get that overlaps an update of its object returns
+// the old object or the new one.
 //
 // # Differences from client-go
 //

@@ -20,7 +20,7 @@ func (x *Indexer[T]) CheckInvariants() error {
 	indices := make([]map[string][]string, len(x.indices))
 	var err error
 	for i := range x.indices {
-		if indices[i], err = checkIndex(&x.indices[i], &t); err != nil {
+		if indices[i], err = checkIndex(&x.indices[i], t); err != nil {
 			err = fmt.Errorf("index %d: %v", i, err)
 			break
 		}
@@ -220,3 +220,7 @@ func checkColumn[E any](name string, c *column[E]) error {
 	}
 	return nil
 }
+
+// UsesObjectKeys reports whether x builds the keys of its writes on the
+// stack, as it does when its key function is keys.Of.
+func UsesObjectKeys[T any](x *Indexer[T]) bool { return x.objectKeys }

@@ -66,17 +66,29 @@ func (s *indexSet[T]) lookup(name string) (int, error) {
 }
 
 // values computes obj's values in every index from position from onwards,
-// appending them to dst. It runs user code and must not be called under the
-// lock.
-func (s *indexSet[T]) values(dst [][]string, from int, key string, obj T) ([][]string, error) {
+// appending them to dst, or reports the first IndexFunc that fails. It runs
+// user code and must not be called under the lock.
+func (s *indexSet[T]) values(dst [][]string, from int, obj T) ([][]string, *indexFuncError) {
 	for i := from; i < len(s.funcs); i++ {
 		v, err := s.funcs[i](obj)
 		if err != nil {
-			return dst, fmt.Errorf("indexer: index %q of %q: %w", s.names[i], key, err)
+			return dst, &indexFuncError{name: s.names[i], err: err}
 		}
 		dst = append(dst, v)
 	}
 	return dst, nil
+}
+
+// indexFuncError is the failure of the IndexFunc of the named index, before
+// the key of the object it failed on is known.
+type indexFuncError struct {
+	name string
+	err  error
+}
+
+// of returns the error for the object with the given key.
+func (e *indexFuncError) of(key string) error {
+	return fmt.Errorf("indexer: index %q of %q: %w", e.name, key, e.err)
 }
 
 // index is one secondary index. It maps each value to the bucket of the

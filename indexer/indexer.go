@@ -3,6 +3,7 @@ package indexer
 import (
 	"fmt"
 	"hash/maphash"
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -18,26 +19,39 @@ import (
 //
 // GetByKey does not allocate. An update allocates only what the key
 // function and IndexFuncs allocate (NamespaceIndexFunc nothing, once it has
-// seen the namespace), except a 32-byte bucket for a value new to its
-// index, a set when a bucket gets its second object, the occasional growth
-// of a set, and a 48-byte snapshot header when a listing ran since the
-// previous write. List allocates only its result; All and Keys allocate
-// nothing; listings never hold off writers. The bench module measures
-// these costs against client-go's cache.Indexer (bench/RESULTS.md).
+// seen the namespace; with keys.Of as the key function, Update and Delete
+// of a stored object build its key without allocating), except a 32-byte
+// bucket for a value new to its index, a set when a bucket gets its second
+// object, the occasional growth of a set, and the blocks it copies while a
+// listing is under way. List allocates only its result; All and Keys
+// allocate nothing; listings never hold off writers. The bench module
+// measures these costs against client-go's cache.Indexer
+// (bench/RESULTS.md).
 type Indexer[T any] struct {
 	keyFunc keys.Func[T]
-	seed    maphash.Seed // hashes keys for the position table
+	// objectKeys is set if keyFunc is keys.Of: writes then build keys on
+	// the stack (see writeKey).
+	objectKeys bool
+	seed       maphash.Seed // hashes keys for the position table
 
 	// indexes is the current set of index functions. It changes only under
 	// mu, together with indices.
 	indexes atomic.Pointer[indexSet[T]]
 
-	// view is the snapshot of t published by the last write. Readers of
-	// whole snapshots load it without the lock; see view.
-	view atomic.Pointer[view[T]]
+	// views publishes snapshots of t and counts their readers; see
+	// view.go.
+	views[T]
 
 	mu sync.RWMutex
-	t  table[T] // guarded by mu
+	t  *table[T] // guarded by mu
+	// live is t, for Lister.Get's lock-free reads (see lockfree.go), and
+	// moves is odd while a delete moves entries: a lock-free read that saw
+	// it change retries.
+	live  atomic.Pointer[table[T]]
+	moves atomic.Uint64
+	// lockFree is set if T is a pointer type, whose values can be loaded
+	// atomically: then Lister.Get reads without the lock.
+	lockFree bool
 	// indices[i] holds index i of indexes; guarded by mu.
 	indices []index
 	// writesHeld is set, under mu, while AddIndexers indexes the stored
@@ -58,11 +72,14 @@ func New[T any](keyFunc keys.Func[T], indexers Indexers[T]) *Indexer[T] {
 		panic(err.Error())
 	}
 	seed := maphash.MakeSeed()
-	x := &Indexer[T]{keyFunc: keyFunc, seed: seed, t: newTable[T](0, seed)}
+	lockFree := reflect.TypeFor[T]().Kind() == reflect.Pointer
+	x := &Indexer[T]{keyFunc: keyFunc, objectKeys: isKeysOf(keyFunc), seed: seed, lockFree: lockFree}
+	x.t = newTable[T](0, seed, lockFree)
+	x.live.Store(x.t)
+	x.view.Store(&view[T]{})
 	x.writesResumed.L = &x.mu
 	set := new(indexSet[T]).with(indexers)
 	x.indexes.Store(set)
-	x.view.Store(&view[T]{})
 	x.indices = make([]index, len(set.funcs))
 	for i := range x.indices {
 		x.indices[i] = newIndex()
@@ -110,7 +127,24 @@ func checkIndexers[T any](indexers Indexers[T]) error {
 func (x *Indexer[T]) key(obj T) (string, error) {
 	key, err := x.keyFunc(obj)
 	if err != nil {
-		return "", fmt.Errorf("indexer: computing key: %w", err)
+		return "", x.keyError(err)
 	}
 	return key, nil
+}
+
+// keyError wraps an error of the key function.
+func (x *Indexer[T]) keyError(err error) error {
+	return fmt.Errorf("indexer: computing key: %w", err)
+}
+
+// writeKey computes the key of obj for a write: on the stack, in buf, when
+// the key function is keys.Of; otherwise with the key function.
+func (x *Indexer[T]) writeKey(obj T, buf []byte) (key string, kb []byte, h uint32, err error) {
+	if x.objectKeys {
+		return x.objectKey(obj, buf)
+	}
+	if key, err = x.key(obj); err != nil {
+		return "", nil, 0, err
+	}
+	return key, nil, hash(x.seed, key), nil
 }

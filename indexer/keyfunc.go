@@ -41,7 +41,7 @@ func (x *Indexer[T]) storedKey(namespace, name string) (string, bool) {
 		return "", false
 	}
 	defer x.mu.RUnlock()
-	p, ok := x.t.findBytes(key, h)
+	_, p, ok := x.t.findBytes(key, h)
 	if !ok {
 		return "", false
 	}
@@ -63,7 +63,7 @@ func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
 	h := hashBytes(x.seed, key)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	p, ok := x.t.findBytes(key, h)
+	_, p, ok := x.t.findBytes(key, h)
 	if !ok {
 		return zero, false
 	}

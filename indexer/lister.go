@@ -24,9 +24,10 @@ func NewLister[T keys.Object](idx *Indexer[T]) Lister[T] {
 
 // Get returns the object with the given namespace and name; namespace is
 // empty for cluster-scoped objects. It does not allocate for keys up to
-// 128 bytes.
+// 128 bytes, and when T is a pointer type it takes no lock, so it never
+// waits for writers (see the package documentation).
 func (l Lister[T]) Get(namespace, name string) (T, bool) {
-	return l.idx.getNamespaced(namespace, name)
+	return getObject(l.idx, namespace, name)
 }
 
 // List returns every object, in no particular order. Like Indexer.List it
@@ -76,7 +77,7 @@ type NamespaceLister[T keys.Object] struct {
 
 // Get returns the object with the given name in the lister's namespace.
 func (l NamespaceLister[T]) Get(name string) (T, bool) {
-	return l.idx.getNamespaced(l.namespace, name)
+	return getObject(l.idx, l.namespace, name)
 }
 
 // List returns the objects in the lister's namespace, in no particular

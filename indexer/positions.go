@@ -1,6 +1,9 @@
 package indexer
 
-import "hash/maphash"
+import (
+	"hash/maphash"
+	"sync/atomic"
+)
 
 // positions maps keys to entry positions with open addressing and linear
 // probing. It stores no keys: a slot holds 32 bits of the key's hash and
@@ -11,20 +14,32 @@ import "hash/maphash"
 // A zero slot is empty; the position part of a used slot is never zero.
 // Deletion shifts the following run back (no tombstones), so lookups stay
 // short after any number of deletes.
+//
+// Lister.Get probes the slots without the lock: it loads the slot array
+// from shared and each slot atomically, and writers store slots
+// atomically (see atomic.go).
 type positions struct {
-	slots []uint64 // len is zero or a power of two
-	n     int
+	slots  []uint64 // len is zero or a power of two
+	shared atomic.Pointer[[]uint64]
+	n      int
 }
 
 // minSlots is the size of the first slot array.
 const minSlots = 16
 
-func newPositions(size int) positions {
-	var p positions
+// init makes p empty, with room for size keys.
+func (p *positions) init(size int) {
+	p.slots = nil
 	if size > 0 {
 		p.slots = make([]uint64, slotsFor(size))
 	}
-	return p
+	p.publish()
+}
+
+// publish makes the current slot array the one lock-free readers probe.
+func (p *positions) publish() {
+	s := p.slots
+	p.shared.Store(&s)
 }
 
 // slotsFor returns the slot count that holds n keys below the maximum load
@@ -63,13 +78,13 @@ func (p *positions) insert(h uint32, pos int) {
 	for p.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	p.slots[i] = slot(h, pos)
+	atomic.StoreUint64(&p.slots[i], slot(h, pos))
 	p.n++
 }
 
 // move records that the key in slot i now lives at position pos.
 func (p *positions) move(i, pos int) {
-	p.slots[i] = slot(slotHash(p.slots[i]), pos)
+	atomic.StoreUint64(&p.slots[i], slot(slotHash(p.slots[i]), pos))
 }
 
 // delete empties slot i, shifting back the entries after it whose probe
@@ -81,11 +96,11 @@ func (p *positions) delete(i int) {
 		// The entry at j may fill the hole at i unless its home lies
 		// cyclically in (i, j].
 		if (j-home)&mask >= (j-i)&mask {
-			p.slots[i] = p.slots[j]
+			atomic.StoreUint64(&p.slots[i], p.slots[j])
 			i = j
 		}
 	}
-	p.slots[i] = 0
+	atomic.StoreUint64(&p.slots[i], 0)
 	p.n--
 }
 
@@ -102,6 +117,7 @@ func (p *positions) grow() {
 		for p.slots[i] != 0 {
 			i = (i + 1) & mask
 		}
-		p.slots[i] = s
+		p.slots[i] = s // not yet published
 	}
+	p.publish()
 }

@@ -40,12 +40,13 @@ func (x *Indexer[T]) Len() int {
 }
 
 // List returns the stored objects, in no particular order. It copies a
-// snapshot: the read lock is held only to take the snapshot, in constant
-// time, and writers proceed while List fills the slice.
+// snapshot, taken without the lock in constant time, and writers proceed
+// while List fills the slice.
 func (x *Indexer[T]) List() []T {
 	s := x.snapshot()
 	out := make([]T, s.n)
 	copyTo(out, s.objs)
+	x.release()
 	return out
 }
 
@@ -55,6 +56,7 @@ func (x *Indexer[T]) ListKeys() []string {
 	s := x.snapshot()
 	out := make([]string, s.n)
 	copyTo(out, s.keys)
+	x.release()
 	return out
 }
 
@@ -66,6 +68,7 @@ func (x *Indexer[T]) ListKeys() []string {
 func (x *Indexer[T]) All() iter.Seq2[string, T] {
 	return func(yield func(string, T) bool) {
 		s := x.snapshot()
+		defer x.release()
 		for start := 0; start < s.n; start += blockLen {
 			keys, objs := blockAt(s.keys, start), blockAt(s.objs, start)
 			for j := range min(blockLen, s.n-start) {
@@ -82,6 +85,7 @@ func (x *Indexer[T]) All() iter.Seq2[string, T] {
 func (x *Indexer[T]) Keys() iter.Seq[string] {
 	return func(yield func(string) bool) {
 		s := x.snapshot()
+		defer x.release()
 		for start := 0; start < s.n; start += blockLen {
 			keys := blockAt(s.keys, start)
 			for j := range min(blockLen, s.n-start) {

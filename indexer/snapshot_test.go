@@ -325,6 +325,27 @@ func TestAllocations(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, 0},
+		{"Update of a stored object", func() {
+			if err := x.Update(o); err != nil {
+				t.Fatal(err)
+			}
+		}, 0},
+		// A write after a listing ended copies nothing: only List's result
+		// is allocated.
+		{"List, then Put", func() {
+			_ = x.List()
+			if _, _, err := x.Put("ns3/o3", o); err != nil {
+				t.Fatal(err)
+			}
+		}, 1},
+		{"All, then Put", func() {
+			for range x.All() {
+				break
+			}
+			if _, _, err := x.Put("ns3/o3", o); err != nil {
+				t.Fatal(err)
+			}
+		}, 0},
 	}
 	for _, tt := range tests {
 		if got := testing.AllocsPerRun(100, tt.f); got != tt.want {

@@ -9,8 +9,8 @@ import "hash/maphash"
 // by position, move it too.
 //
 // Snapshots share the columns' blocks with the table instead of copying
-// entries: a write in a later epoch than a block's copies it first (see
-// column).
+// entries: a write copies a block first when a snapshot still being read
+// may share it (see column and view.go).
 //
 // Methods that change the table need the Indexer's write lock; key, obj,
 // find, findBytes and snapshot need the read lock. A table no Indexer has
@@ -21,13 +21,22 @@ type table[T any] struct {
 	keys column[string]
 	objs column[T]
 	n    int
-	// epoch advances when a write follows a snapshot: everything allocated
-	// in an earlier epoch may be shared with that snapshot.
-	epoch uint64
+	// epoch advances when a write follows a snapshot that is still being
+	// read: everything allocated in an earlier epoch may be shared with
+	// that snapshot. Writes change in place only what was allocated in
+	// epoch floor or later; floor is 0 while no snapshot is being read.
+	epoch, floor uint64
 }
 
-func newTable[T any](size int, seed maphash.Seed) table[T] {
-	return table[T]{pos: newPositions(size), seed: seed}
+// newTable returns an empty table with room for size entries. Its objects
+// are stored atomically if atomicObjs is set (see column.atomicItems).
+func newTable[T any](size int, seed maphash.Seed, atomicObjs bool) *table[T] {
+	t := &table[T]{seed: seed}
+	t.pos.init(size)
+	t.keys.publish()
+	t.objs.publish()
+	t.objs.atomicItems = atomicObjs
+	return t
 }
 
 // key returns the key of the entry at position i.
@@ -55,30 +64,42 @@ func (t *table[T]) find(key string, h uint32) (slot, p int, ok bool) {
 }
 
 // findBytes is find for a key held in a byte slice.
-func (t *table[T]) findBytes(key []byte, h uint32) (p int, ok bool) {
+func (t *table[T]) findBytes(key []byte, h uint32) (slot, p int, ok bool) {
 	if len(t.pos.slots) == 0 {
-		return 0, false
+		return -1, 0, false
 	}
 	mask := len(t.pos.slots) - 1
 	for i := int(h) & mask; ; i = (i + 1) & mask {
 		s := t.pos.slots[i]
 		if s == 0 {
-			return 0, false
+			return i, 0, false
 		}
 		if slotHash(s) == h && t.key(slotPos(s)) == string(key) {
-			return slotPos(s), true
+			return i, slotPos(s), true
 		}
 	}
 }
 
-// begin starts a write. shared reports whether a snapshot was taken since
-// the previous write, which opens a new epoch: everything allocated before
-// is copied before it is changed.
-func (t *table[T]) begin(shared bool) {
-	if shared {
-		t.epoch++
+// lookup is find for the key of a write (see keyString).
+func (t *table[T]) lookup(key string, kb []byte, h uint32) (slot, p int, ok bool) {
+	if kb != nil {
+		return t.findBytes(kb, h)
 	}
+	return t.find(key, h)
 }
+
+// own lets writes change every block in place: no snapshot is being read.
+func (t *table[T]) own() { t.floor = 0 }
+
+// share opens a new epoch, in which writes copy everything allocated
+// before they change it: a snapshot that may share it is being read.
+func (t *table[T]) share() {
+	t.epoch++
+	t.floor = t.epoch
+}
+
+// stamp returns what writes to the columns may change in place.
+func (t *table[T]) stamp() stamp { return stamp{now: t.epoch, floor: t.floor} }
 
 // put stores obj under key, whose hash is h, and returns its position and
 // the object it replaced.
@@ -91,19 +112,19 @@ func (t *table[T]) put(key string, h uint32, obj T) (p int, old T, existed bool)
 
 // set replaces the object at position p and returns the old one.
 func (t *table[T]) set(p int, obj T) (old T) {
-	return t.objs.set(p, obj, t.epoch)
+	return t.objs.set(p, obj, t.stamp())
 }
 
 // append stores a new entry, whose key is absent, at the end, and returns
 // its position.
 func (t *table[T]) append(key string, h uint32, obj T) int {
-	p := t.n
+	p, st := t.n, t.stamp()
 	if p>>blockBits == t.objs.nblocks {
-		t.keys.grow(t.epoch)
-		t.objs.grow(t.epoch)
+		t.keys.grow(st)
+		t.objs.grow(st)
 	}
-	t.keys.set(p, key, t.epoch)
-	t.objs.set(p, obj, t.epoch)
+	t.keys.set(p, key, st)
+	t.objs.set(p, obj, st)
 	t.n++
 	t.pos.insert(h, p)
 	return p
@@ -113,25 +134,25 @@ func (t *table[T]) append(key string, h uint32, obj T) int {
 // (as find returns them), moving the last entry into the hole, and returns
 // the removed object and the position the moved entry came from.
 func (t *table[T]) delete(i, p int) (old T, last int) {
-	last = t.n - 1
+	last, st := t.n-1, t.stamp()
 	old = t.obj(p)
 	t.pos.delete(i)
 	if p != last {
 		key := t.key(last)
 		j, _, _ := t.find(key, hash(t.seed, key))
 		t.pos.move(j, p)
-		t.keys.set(p, key, t.epoch)
-		t.objs.set(p, t.obj(last), t.epoch)
+		t.keys.set(p, key, st)
+		t.objs.set(p, t.obj(last), st)
 	}
 	var zero T
-	t.keys.set(last, "", t.epoch)
-	t.objs.set(last, zero, t.epoch)
+	t.keys.set(last, "", st)
+	t.objs.set(last, zero, st)
 	t.n = last
 	// Keep at most one empty block at the end, so that a store hovering
 	// around a block boundary does not allocate on every write.
 	if keep := t.n>>blockBits + 1; t.objs.nblocks > keep+1 {
-		t.keys.truncate(keep, t.epoch)
-		t.objs.truncate(keep, t.epoch)
+		t.keys.truncate(keep, st)
+		t.objs.truncate(keep, st)
 	}
 	return old, last
 }
@@ -146,7 +167,7 @@ type snapshot[T any] struct {
 
 // snapshot returns a view of the current entries. Unless the table is
 // private, it is valid only until the next write; Indexer.snapshot returns
-// views that stay valid.
+// views that stay valid until released.
 func (t *table[T]) snapshot() snapshot[T] {
 	return snapshot[T]{keys: t.keys.dirs, objs: t.objs.dirs, n: t.n}
 }

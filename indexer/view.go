@@ -5,61 +5,94 @@ import (
 	"sync/atomic"
 )
 
-// view is a snapshot of the table published by the write that produced it,
-// so that List, ListKeys, All and Keys never take the lock, and writers
-// never wait for them.
-//
-// Readers and writers agree on who may touch a block through two flags, in
-// the manner of Dekker's algorithm: a reader sets taken and then checks
-// retired; a writer sets retired and then checks taken. Both are
-// sequentially consistent atomics, so at least one of them sees the other's
-// flag: either the writer learns that the view is in use and copies every
-// block it changes (a new epoch), or the reader learns that a write is
-// under way and waits for the view that write publishes. A view no reader
-// took is reused by the next write, so writes with no reader around
-// allocate nothing; a reader that finds it retired reads its fields only
-// after the write has republished it.
+// view is the snapshot of the table published by the last write, so that
+// List, ListKeys, All and Keys take a snapshot without the lock and
+// writers never wait for them.
 type view[T any] struct {
 	snapshot[T]
-	taken   atomic.Bool // a reader may be walking the view
-	retired atomic.Bool // a write is changing the table
 }
 
+// Snapshots share the table's blocks, and writers copy a block before
+// changing it only while a snapshot that may read it is still being read
+// (copy-on-write). Three atomics of the Indexer tell writers when that is:
+//
+//   - readers counts the snapshots being read: a reader adds one when it
+//     takes a snapshot and subtracts it when it is done, so that a write
+//     after the last listing ended changes every block in place, allocating
+//     nothing, however many listings ran before it.
+//   - taken counts the snapshots ever taken. A write that finds snapshots
+//     being read, some of them taken since the current epoch began, opens a
+//     new epoch, in which everything allocated before is copied before it
+//     is changed.
+//   - writing is set while a write changes the table.
+//
+// Readers and writers agree in the manner of Dekker's algorithm: a reader
+// counts itself in readers and taken and then checks writing; a writer sets
+// writing and then reads readers and taken. Both are sequentially
+// consistent, so at least one sees the other: either the writer counts the
+// reader (and copies what it changes, and publishes a new view rather than
+// rewrite the one the reader loads), or the reader sees the write under way
+// and waits for the view it publishes. A reader takes no lock and
+// allocates nothing; it waits only while a write, which runs no user code,
+// is under way.
+
 // snapshot returns a view of the current entries that stays valid, and
-// unchanged, without the lock. It takes no lock and does not allocate; it
-// waits only while a write is under way, and that write runs no user code.
+// unchanged, until the caller calls release, which it must do once it no
+// longer reads the view.
 func (x *Indexer[T]) snapshot() snapshot[T] {
 	for {
-		v := x.view.Load()
-		if !v.retired.Load() {
-			if !v.taken.Load() {
-				v.taken.Store(true)
-			}
-			if !v.retired.Load() {
-				return v.snapshot
-			}
+		x.readers.Add(1)
+		x.taken.Add(1)
+		if !x.writing.Load() {
+			return x.view.Load().snapshot
 		}
+		x.readers.Add(-1)
 		runtime.Gosched()
 	}
 }
 
-// beginLocked starts a write under the write lock: it retires the
-// published view, opening a new copy-on-write epoch if a reader took it.
-// Every beginLocked must be followed by endLocked.
-func (x *Indexer[T]) beginLocked() {
-	v := x.view.Load()
-	v.retired.Store(true)
-	x.t.begin(v.taken.Load())
+// release ends a snapshot taken by snapshot.
+func (x *Indexer[T]) release() {
+	x.readers.Add(-1)
 }
 
-// endLocked publishes the table as the write left it: in the retired view
-// itself if no reader took it, in a new one otherwise.
-func (x *Indexer[T]) endLocked() {
-	v := x.view.Load()
-	if v.taken.Load() {
-		x.view.Store(&view[T]{snapshot: x.t.snapshot()})
-		return
+// beginLocked starts a write under the write lock: with no snapshot being
+// read, every block may be changed in place; otherwise, if a snapshot was
+// taken since the current epoch began, a new epoch begins. It reports
+// whether snapshots are being read, for endLocked. Every beginLocked must
+// be followed by endLocked.
+func (x *Indexer[T]) beginLocked() (read bool) {
+	x.writing.Store(true)
+	switch taken := x.taken.Load(); {
+	case x.readers.Load() == 0:
+		x.t.own()
+		return false
+	case taken != x.takenInEpoch:
+		x.t.share()
+		x.takenInEpoch = taken
 	}
-	v.snapshot = x.t.snapshot()
-	v.retired.Store(false)
+	return true
+}
+
+// endLocked publishes the table as the write left it: in the published
+// view itself if no snapshot was being read when the write began (no
+// reader can have loaded it since), in a new one otherwise.
+func (x *Indexer[T]) endLocked(read bool) {
+	if read {
+		x.view.Store(&view[T]{snapshot: x.t.snapshot()})
+	} else {
+		x.view.Load().snapshot = x.t.snapshot()
+	}
+	x.writing.Store(false)
+}
+
+// views holds the atomics of the snapshot protocol; see above.
+type views[T any] struct {
+	view    atomic.Pointer[view[T]]
+	readers atomic.Int64
+	taken   atomic.Uint64
+	writing atomic.Bool
+	// takenInEpoch is taken as the write that began the current epoch saw
+	// it; guarded by the Indexer's write lock.
+	takenInEpoch uint64
 }

@@ -14,11 +14,12 @@ const inlineIndexes = 4
 // think in events. If the key function or an IndexFunc fails, Add returns the
 // error and changes nothing.
 func (x *Indexer[T]) Add(obj T) error {
-	key, err := x.key(obj)
+	var buf [maxStackKey]byte
+	key, kb, h, err := x.writeKey(obj, buf[:0])
 	if err != nil {
 		return err
 	}
-	_, _, err = x.Put(key, obj)
+	_, _, err = x.put(key, kb, h, obj)
 	return err
 }
 
@@ -31,12 +32,13 @@ func (x *Indexer[T]) Update(obj T) error {
 // obj matters, not its content. If the key function fails, Delete returns the
 // error and changes nothing.
 func (x *Indexer[T]) Delete(obj T) error {
-	key, err := x.key(obj)
+	var buf [maxStackKey]byte
+	key, kb, h, err := x.writeKey(obj, buf[:0])
 	if err != nil {
 		return err
 	}
-	_, _, err = x.DeleteKey(key)
-	return err
+	x.deleteKey(key, kb, h)
+	return nil
 }
 
 // Put stores obj under key, which the caller has computed with the
@@ -51,11 +53,15 @@ func (x *Indexer[T]) Delete(obj T) error {
 // added indexes meanwhile, Put computes obj's values in them too before it
 // writes. If an IndexFunc fails, Put returns the error and changes nothing.
 func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
-	h := hash(x.seed, key)
+	return x.put(key, nil, hash(x.seed, key), obj)
+}
+
+// put is Put for the key of a write (see keyString), whose hash is h.
+func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed bool, err error) {
 	var buf [inlineIndexes][]string
-	vals, err := x.indexes.Load().values(buf[:0], 0, key, obj)
-	if err != nil {
-		return old, false, err
+	vals, failed := x.indexes.Load().values(buf[:0], 0, obj)
+	if failed != nil {
+		return old, false, failed.of(keyString(key, kb))
 	}
 	for {
 		x.mu.Lock()
@@ -65,23 +71,23 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 		}
 		// AddIndexers added indexes since: compute obj's values in them.
 		x.mu.Unlock()
-		if vals, err = x.indexes.Load().values(vals, len(vals), key, obj); err != nil {
-			return old, false, err
+		if vals, failed = x.indexes.Load().values(vals, len(vals), obj); failed != nil {
+			return old, false, failed.of(keyString(key, kb))
 		}
 	}
-	x.beginLocked()
-	if _, p, ok := x.t.find(key, h); ok {
+	read := x.beginLocked()
+	if _, p, ok := x.t.lookup(key, kb, h); ok {
 		old, existed = x.t.set(p, obj), true
 		for i := range x.indices {
 			x.indices[i].update(int32(p), vals[i])
 		}
 	} else {
-		p = x.t.append(key, h, obj)
+		p = x.t.append(keyString(key, kb), h, obj)
 		for i := range x.indices {
 			x.indices[i].insert(int32(p), vals[i])
 		}
 	}
-	x.endLocked()
+	x.endLocked(read)
 	x.mu.Unlock()
 	return old, existed, nil
 }
@@ -89,21 +95,29 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 // DeleteKey removes the object stored under key and returns it. It runs no
 // user code and never fails; the error is always nil.
 func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
-	h := hash(x.seed, key)
+	old, existed = x.deleteKey(key, nil, hash(x.seed, key))
+	return old, existed, nil
+}
+
+// deleteKey is DeleteKey for the key of a write (see keyString), whose
+// hash is h.
+func (x *Indexer[T]) deleteKey(key string, kb []byte, h uint32) (old T, existed bool) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.waitWritesLocked()
-	i, p, ok := x.t.find(key, h)
+	i, p, ok := x.t.lookup(key, kb, h)
 	if !ok {
-		return old, false, nil
+		return old, false
 	}
-	x.beginLocked()
+	read := x.beginLocked()
+	x.moves.Add(1)
 	old, last := x.t.delete(i, p)
+	x.moves.Add(1)
 	for j := range x.indices {
 		x.indices[j].delete(int32(p), int32(last))
 	}
-	x.endLocked()
-	return old, true, nil
+	x.endLocked(read)
+	return old, true
 }
 
 // Replace atomically replaces the whole content of the Indexer with objs
@@ -112,7 +126,7 @@ func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
 // key function or an IndexFunc fails, Replace returns the error and changes
 // nothing.
 func (x *Indexer[T]) Replace(objs []T) error {
-	t := newTable[T](len(objs), x.seed)
+	t := newTable[T](len(objs), x.seed, x.lockFree)
 	for _, obj := range objs {
 		key, err := x.key(obj)
 		if err != nil {
@@ -138,13 +152,14 @@ func (x *Indexer[T]) Replace(objs []T) error {
 		x.mu.Unlock()
 	}
 	defer x.mu.Unlock()
-	x.beginLocked()
-	t.epoch = x.t.epoch
+	read := x.beginLocked()
+	t.epoch, t.floor = x.t.epoch, x.t.floor
 	t.keys.adopt(t.epoch)
 	t.objs.adopt(t.epoch)
 	x.t = t
+	x.live.Store(t)
 	x.indices = indices
-	x.endLocked()
+	x.endLocked(read)
 	return nil
 }
 
@@ -157,9 +172,9 @@ func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) err
 	}
 	var vals [][]string
 	for p := range s.n {
-		var err error
-		if vals, err = set.values(vals[:0], from, s.key(p), s.obj(p)); err != nil {
-			return err
+		var failed *indexFuncError
+		if vals, failed = set.values(vals[:0], from, s.obj(p)); failed != nil {
+			return failed.of(s.key(p))
 		}
 		for j, vs := range vals {
 			dst[j].insert(int32(p), vs)
@@ -195,7 +210,9 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	}
 	set := cur.with(indexers)
 	added := make([]index, len(indexers))
-	if err := indexAll(added, set, len(cur.funcs), x.snapshot()); err != nil {
+	err := indexAll(added, set, len(cur.funcs), x.snapshot())
+	x.release()
+	if err != nil {
 		return err
 	}
 

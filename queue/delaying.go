@@ -96,7 +96,7 @@ func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) 
 	}
 	id := q.slotLocked(item, hash)
 	if n := len(q.delays); int(id) >= n {
-		q.delays = slices.Grow(q.delays, len(q.slots)-n)[:len(q.slots)]
+		q.delays = slices.Grow(q.delays, cap(q.slots)-n)[:len(q.slots)]
 		clear(q.delays[n:])
 	}
 	pd := &q.delays[id]

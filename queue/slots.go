@@ -1,6 +1,10 @@
 package queue
 
-import "github.com/typedcache/typedcache/internal/ring"
+import (
+	"slices"
+
+	"github.com/typedcache/typedcache/internal/ring"
+)
 
 // slot is the state of one item. The flags combine as follows:
 //
@@ -50,19 +54,33 @@ func (q *Queue[K]) newSlotLocked(item K, hash uint32) int32 {
 	id := q.free
 	if id == none {
 		id = int32(len(q.slots)) // an arena of 2³¹ slots would not fit in memory
-		q.slots = append(q.slots, slot[K]{})
+		q.slots = append(grown(q.slots), slot[K]{})
 	} else {
 		q.free = q.slots[id].next
 	}
 	q.slots[id] = slot[K]{item: item, hash: hash, next: none, used: true}
 	if q.metrics != nil {
 		if int(id) == len(q.timings) {
-			q.timings = append(q.timings, timing{})
+			q.timings = append(grown(q.timings), timing{})
 		}
 		q.timings[id] = timing{prev: none, next: none}
 	}
 	return id
 }
+
+// grown returns s with room for one more element: s itself, or a copy
+// with twice the capacity. append alone grows a large slice by a quarter
+// at a time, copying a queue's arrays several times over while a burst
+// of adds fills them; doubling copies them about once.
+func grown[E any](s []E) []E {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), minGrow))
+}
+
+// minGrow is the least capacity grown adds.
+const minGrow = 8
 
 // deleteLocked forgets slot id, which must be neither queued, processing
 // nor waiting, and keeps it for reuse. Its index entry goes stale and is

@@ -18,7 +18,7 @@ func (h *waitHeap) top() waiter { return h.w[0] }
 
 // push adds v, moving the hole up from the end instead of swapping.
 func (h *waitHeap) push(v waiter) {
-	h.w = append(h.w, v)
+	h.w = append(grown(h.w), v)
 	i := len(h.w) - 1
 	for i > 0 {
 		parent := (i - 1) / 4

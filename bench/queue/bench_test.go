@@ -2,11 +2,9 @@ package queue_test
 
 import (
 	"context"
-	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"k8s.io/client-go/util/workqueue"
 
@@ -166,88 +164,4 @@ func BenchmarkQueueAddRateLimited(b *testing.B) {
 		}
 		m.Report()
 	})
-}
-
-// BenchmarkQueueAddAfter adds 100k items with random delays of up to 10ms
-// and takes them out as they become ready until the queue is drained. Items
-// are ints so that the consumer can look up each item's ready time; it
-// reports the p99 lateness of Get against that time.
-//
-// An item's ready time is the end of the delay it was added with: its target
-// start+d, or, when the producer only reaches it after that, the moment of
-// its AddAfter call, which then gets a delay <= 0 (the earliest ready time
-// any queue could give it). Measuring every item against start+d instead
-// would count the producer's own lag, the same for both queues and up to
-// the whole time it takes to add 100k items, as queue lateness.
-func BenchmarkQueueAddAfter(b *testing.B) {
-	n := measure.Size(100_000)
-	delays := make([]time.Duration, n)
-	rng := rand.New(rand.NewPCG(1, 2))
-	for i := range delays {
-		delays[i] = time.Duration(rng.Int64N(int64(10*time.Millisecond))) + 1
-	}
-	measure.Compare(b, func(b *testing.B) {
-		ctx := context.Background()
-		late := measure.NewLatencies(n)
-		readyAt := make([]time.Time, n)
-		m := measure.PerItem(b, n, "item")
-		for b.Loop() {
-			q := queue.NewTypedDelayingQueue[int](queue.Options{})
-			drainDelayed(delays, readyAt, late, q.AddAfter, func() (int, bool) {
-				item, err := q.Get(ctx)
-				if err != nil {
-					return 0, false
-				}
-				q.Done(item)
-				return item, true
-			})
-			q.ShutDown()
-		}
-		m.Report()
-		late.Report(b, "lateness-")
-	}, func(b *testing.B) {
-		late := measure.NewLatencies(n)
-		readyAt := make([]time.Time, n)
-		m := measure.PerItem(b, n, "item")
-		for b.Loop() {
-			q := workqueue.NewTypedDelayingQueue[int]()
-			drainDelayed(delays, readyAt, late, q.AddAfter, func() (int, bool) {
-				item, shutdown := q.Get()
-				if shutdown {
-					return 0, false
-				}
-				q.Done(item)
-				return item, true
-			})
-			q.ShutDown()
-		}
-		m.Report()
-		late.Report(b, "lateness-")
-	})
-}
-
-// drainDelayed adds item i to be ready delays[i] after the start for every
-// i, while a consumer takes items out and records how late each came out,
-// until all did. Adding takes a while, so each delay is shortened by the
-// time already gone, and an item reached after its target time is ready
-// when it is added. The queue orders the write of readyAt[i] before the
-// read of the consumer that gets item i.
-func drainDelayed(delays []time.Duration, readyAt []time.Time, late *measure.Latencies, addAfter func(int, time.Duration), take func() (int, bool)) {
-	start := time.Now()
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		for range delays {
-			item, ok := take()
-			if !ok {
-				return
-			}
-			late.Record(item, time.Since(readyAt[item]))
-		}
-	})
-	for i, d := range delays {
-		gone := time.Since(start)
-		readyAt[i] = start.Add(max(d, gone))
-		addAfter(i, d-gone)
-	}
-	wg.Wait()
 }
