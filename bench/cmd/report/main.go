@@ -116,6 +116,10 @@ func run(quick bool, count, processes int, benchtime, filter, out, from string) 
 	}
 	info.restore(res.config) // a saved run keeps its own date, commit and mode
 	outs := evaluate(res)
+	readme, err := readmeToUpdate(info.quick, filter, out)
+	if err != nil {
+		return err
+	}
 	if err := writeFile(filepath.Join(out, markdownName), func(w io.Writer) error { return writeMarkdown(w, info, res, outs) }); err != nil {
 		return err
 	}
@@ -123,7 +127,32 @@ func run(quick bool, count, processes int, benchtime, filter, out, from string) 
 		return err
 	}
 	fmt.Printf("wrote %s, %s and %s in %s\n", markdownName, svgName, rawName, out)
+	if readme != "" {
+		if err := updateReadme(readme, info, outs); err != nil {
+			return err
+		}
+		fmt.Printf("updated the headline table of %s\n", readme)
+	}
 	return benchErr
+}
+
+// readmeToUpdate returns the path of the repository's README when this
+// run is the one whose results are committed: full sizes, every
+// benchmark, written into the bench module itself. Its headline table is
+// then rewritten; other runs leave the README alone.
+func readmeToUpdate(quick bool, filter, out string) (string, error) {
+	if quick || filter != "." {
+		return "", nil
+	}
+	dir, err := moduleDir()
+	if err != nil {
+		return "", err
+	}
+	abs, err := filepath.Abs(out)
+	if err != nil || abs != dir {
+		return "", err
+	}
+	return filepath.Join(dir, "..", "README.md"), nil
 }
 
 // runBenchmarks runs every benchmark package of the module, then the
