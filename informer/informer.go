@@ -11,6 +11,7 @@ import (
 
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/internal/fanout"
 	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -65,10 +66,10 @@ type Informer[T keys.Object] struct {
 	deltaMu sync.Mutex
 	// listeners is the current set of listeners, replaced (copy on write)
 	// under mu, and under deltaMu too for additions after Run started.
-	listeners atomic.Pointer[[]*listener[T]]
+	listeners atomic.Pointer[[]*fanout.Listener[T]]
 	// scratch is the processing goroutine's reusable notification buffer;
 	// only that goroutine uses it.
-	scratch []notification[T]
+	scratch []fanout.Notification[T]
 	// isSynced mirrors synced being closed; set under deltaMu.
 	isSynced atomic.Bool
 	synced   chan struct{}
@@ -154,7 +155,7 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 		KnownObjects: inf.cache,
 		Transform:    opts.Transform,
 	})
-	inf.listeners.Store(new([]*listener[T]))
+	inf.listeners.Store(new([]*fanout.Listener[T]))
 	return inf
 }
 
