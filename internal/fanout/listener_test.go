@@ -45,6 +45,42 @@ func TestPanicIsReportedAndSkipped(t *testing.T) {
 	})
 }
 
+// Panics anywhere in a long batch, first and last included and on both
+// sides of a segment boundary, skip only the notification that panicked.
+func TestPanicsAcrossABatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const n = 600
+		bad := map[int]bool{0: true, 1: true, 255: true, 256: true, 300: true, n - 1: true}
+		var got []int
+		l := fanout.NewListener(func(n *fanout.Notification[int]) {
+			if bad[n.Obj] {
+				panic("bad")
+			}
+			got = append(got, n.Obj)
+		}, func(fanout.Panic) {}, fanout.Options{})
+		var want []int
+		ns := make([]fanout.Notification[int], n)
+		for i := range ns {
+			ns[i] = add("k", i)
+			if !bad[i] {
+				want = append(want, i)
+			}
+		}
+		var wg sync.WaitGroup
+		wg.Go(l.Run)
+		l.Push(ns)
+		synctest.Wait()
+		l.Stop()
+		wg.Wait()
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("delivered mismatch (-want +got):\n%s", diff)
+		}
+		if s := l.Stats(); s.Delivered != n || s.Panics != uint64(len(bad)) || s.Pending != 0 {
+			t.Errorf("Stats() = %+v, want %d delivered, %d panics, nothing pending", s, n, len(bad))
+		}
+	})
+}
+
 // Done is closed by Stop when Run never started, and a later Run returns
 // at once; a second Run returns at once too.
 func TestRunAndStopInAnyOrder(t *testing.T) {
