@@ -59,25 +59,8 @@ func (l *Listener[T]) take(chunk *queue[T]) bool {
 // l.emptied. It stops early, dropping the rest, when the listener stops.
 func (l *Listener[T]) deliverChunk(chunk *queue[T]) (initial int) {
 	for s := chunk.head; s != nil; {
-		for i := range s.n {
-			if l.halt.Load() {
-				clear(s.ns[i:s.n])
-				l.inflight.Store(0)
-				break
-			}
-			n := &s.ns[i]
-			l.deliverOne(n)
-			if n.Initial {
-				initial++
-			}
-			*n = Notification[T]{}
-			l.inflight.Add(-1)
-			l.delivered.Add(1)
-			if l.waiters.Load() > 0 {
-				l.mu.Lock()
-				l.space.Broadcast()
-				l.mu.Unlock()
-			}
+		for i := 0; i < s.n; {
+			i = l.deliverFrom(s, i, &initial)
 		}
 		next := s.next
 		s.n, s.next = 0, l.emptied
@@ -89,13 +72,46 @@ func (l *Listener[T]) deliverChunk(chunk *queue[T]) (initial int) {
 	return initial
 }
 
-// deliverOne delivers n, recovering and reporting a panic.
-func (l *Listener[T]) deliverOne(n *Notification[T]) {
+// deliverFrom delivers s.ns[i:s.n], adding the initial-list adds
+// delivered to *initial, until a delivery panics: it reports the panic
+// and returns the index of the next notification, s.n once the segment
+// is done. When the listener stops, it clears the rest of the segment and
+// returns s.n. One deferred recover thus covers a run of deliveries.
+func (l *Listener[T]) deliverFrom(s *segment[T], i int, initial *int) (next int) {
 	defer func() {
 		if v := recover(); v != nil {
+			n := &s.ns[next]
 			l.panicked.Add(1)
 			l.report(Panic{Key: n.Key, Kind: n.Kind, Value: fmt.Sprint(v), Stack: debug.Stack()})
+			l.finishDelivery(n, initial)
+			next++
 		}
 	}()
-	l.deliver(n)
+	for next = i; next < s.n; next++ {
+		if l.halt.Load() {
+			clear(s.ns[next:s.n])
+			l.inflight.Store(0)
+			return s.n
+		}
+		n := &s.ns[next]
+		l.deliver(n)
+		l.finishDelivery(n, initial)
+	}
+	return next
+}
+
+// finishDelivery records the delivery of n, which returned or panicked,
+// and clears it.
+func (l *Listener[T]) finishDelivery(n *Notification[T], initial *int) {
+	if n.Initial {
+		*initial++
+	}
+	*n = Notification[T]{}
+	l.inflight.Add(-1)
+	l.delivered.Add(1)
+	if l.waiters.Load() > 0 {
+		l.mu.Lock()
+		l.space.Broadcast()
+		l.mu.Unlock()
+	}
 }
