@@ -11,5 +11,5 @@ import (
 func ResyncPeriods[T keys.Object](inf *Informer[T], reg *Registration[T]) (handler, check time.Duration) {
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
-	return reg.l.resync.period, inf.check
+	return reg.l.ResyncPeriod(), inf.check
 }

@@ -3,6 +3,8 @@ package informer
 import (
 	"fmt"
 	"slices"
+
+	"github.com/typedcache/typedcache/internal/fanout"
 )
 
 // replayChunk is how many notifications of a replay are pushed at once.
@@ -37,9 +39,9 @@ func (inf *Informer[T]) AddEventHandlerWithOptions(h Handler[T], opts HandlerOpt
 	if buf.Size == 0 {
 		buf = inf.defaultBuffer
 	}
-	l := newListener(h, name, buf, inf.reportError)
+	l := inf.newListener(h, name, buf)
 	inf.setResyncLocked(l, opts.ResyncPeriod)
-	reg := &Registration[T]{l: l, owner: inf, stopped: inf.stoppedCh}
+	reg := &Registration[T]{l: l, name: name, owner: inf, stopped: inf.stoppedCh}
 
 	if !inf.started {
 		inf.addListenerLocked(l)
@@ -48,33 +50,32 @@ func (inf *Informer[T]) AddEventHandlerWithOptions(h Handler[T], opts HandlerOpt
 
 	inf.deltaMu.Lock()
 	defer inf.deltaMu.Unlock()
-	l.start()
-	inf.wg.Go(l.run)
+	inf.wg.Go(l.Run)
 	inf.replay(l)
 	inf.addListenerLocked(l)
 	if inf.isSynced.Load() {
-		l.markUpstreamSynced()
+		l.MarkUpstreamSynced()
 	}
 	return reg, nil
 }
 
 // replay pushes an initial-list add for every cached object to l.
 // Requires deltaMu held, so that no delta is applied meanwhile.
-func (inf *Informer[T]) replay(l *listener[T]) {
-	ns := make([]notification[T], 0, min(inf.cache.Len(), replayChunk))
+func (inf *Informer[T]) replay(l *fanout.Listener[T]) {
+	ns := make([]fanout.Notification[T], 0, min(inf.cache.Len(), replayChunk))
 	for key, obj := range inf.cache.All() {
-		ns = append(ns, notification[T]{key: key, obj: obj, kind: kindAdd, initial: true})
+		ns = append(ns, fanout.Notification[T]{Key: key, Obj: obj, Kind: fanout.Add, Initial: true})
 		if len(ns) == cap(ns) {
-			l.push(ns, true)
+			l.PushUnbounded(ns)
 			ns = ns[:0]
 		}
 	}
-	l.push(ns, true)
+	l.PushUnbounded(ns)
 }
 
 // addListenerLocked adds l to the listener set. Requires mu held, and
 // deltaMu too once Run has started.
-func (inf *Informer[T]) addListenerLocked(l *listener[T]) {
+func (inf *Informer[T]) addListenerLocked(l *fanout.Listener[T]) {
 	ls := *inf.listeners.Load()
 	next := append(slices.Clip(ls), l)
 	inf.listeners.Store(&next)
@@ -91,7 +92,7 @@ func (inf *Informer[T]) RemoveEventHandler(reg *Registration[T]) error {
 	}
 	// Stopping first releases a processing goroutine blocked on this
 	// handler's full buffer.
-	reg.l.stop()
+	reg.l.Stop()
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	ls := *inf.listeners.Load()

@@ -11,6 +11,7 @@ import (
 
 	"github.com/typedcache/typedcache/deltafifo"
 	"github.com/typedcache/typedcache/indexer"
+	"github.com/typedcache/typedcache/internal/fanout"
 	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -40,7 +41,11 @@ type Informer[T keys.Object] struct {
 	// resync check period is final.
 	newReflector func(reflector.Options) runner
 
-	// mu guards the fields below it and serialises changes to listeners.
+	// mu guards started, stopped, refl, check and sequence, and
+	// serialises changes to listeners; stoppedCh is closed under it. The
+	// lock order is mu, then deltaMu (a handler added after Run takes
+	// both), then a listener's own locks (see internal/fanout), which
+	// guard its buffer and its resync schedule.
 	mu      sync.Mutex
 	started bool
 	stopped bool
@@ -55,20 +60,21 @@ type Informer[T keys.Object] struct {
 	// stoppedCh is closed when the informer stops.
 	stoppedCh chan struct{}
 
-	// deltaMu is held while a batch of deltas is applied to the cache and
-	// the listeners to notify are read, and while a handler added after
-	// Run is pushed the replay of the cache and joins the listeners: the
-	// replay and the stream of notifications that follows it never
-	// overlap or leave a gap. It is never held while waiting for a
-	// handler: the notifications of a batch are pushed after it is
-	// released.
+	// deltaMu guards the cache's writes and isSynced's change: it is held
+	// while a batch of deltas (or a watch event, see route) is applied to
+	// the cache and the listeners to notify are read, and while a handler
+	// added after Run is pushed the replay of the cache and joins the
+	// listeners: the replay and the stream of notifications that follows
+	// it never overlap or leave a gap. It is taken after mu, never
+	// before, and never held while waiting for a handler: the
+	// notifications of a batch are pushed after it is released.
 	deltaMu sync.Mutex
 	// listeners is the current set of listeners, replaced (copy on write)
 	// under mu, and under deltaMu too for additions after Run started.
-	listeners atomic.Pointer[[]*listener[T]]
+	listeners atomic.Pointer[[]*fanout.Listener[T]]
 	// scratch is the processing goroutine's reusable notification buffer;
 	// only that goroutine uses it.
-	scratch []notification[T]
+	scratch []fanout.Notification[T]
 	// isSynced mirrors synced being closed; set under deltaMu.
 	isSynced atomic.Bool
 	synced   chan struct{}
@@ -154,7 +160,7 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 		KnownObjects: inf.cache,
 		Transform:    opts.Transform,
 	})
-	inf.listeners.Store(new([]*listener[T]))
+	inf.listeners.Store(new([]*fanout.Listener[T]))
 	return inf
 }
 

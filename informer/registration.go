@@ -3,6 +3,7 @@ package informer
 import (
 	"context"
 
+	"github.com/typedcache/typedcache/internal/fanout"
 	"github.com/typedcache/typedcache/keys"
 )
 
@@ -12,7 +13,8 @@ import (
 //
 // A Registration is safe for simultaneous use by multiple goroutines.
 type Registration[T keys.Object] struct {
-	l *listener[T]
+	l    *fanout.Listener[T]
+	name string
 	// owner is the informer that created the registration.
 	owner *Informer[T]
 	// stopped is closed when the informer stops; a registration that has
@@ -22,7 +24,7 @@ type Registration[T keys.Object] struct {
 
 // Name returns the handler's name (HandlerOptions.Name or a generated
 // one).
-func (r *Registration[T]) Name() string { return r.l.name }
+func (r *Registration[T]) Name() string { return r.name }
 
 // HasSynced reports whether the informer has synced and the handler has
 // returned from OnAdd for every object of the initial list (or, for a
@@ -30,7 +32,7 @@ func (r *Registration[T]) Name() string { return r.l.name }
 // cached when it was added).
 func (r *Registration[T]) HasSynced() bool {
 	select {
-	case <-r.l.synced:
+	case <-r.l.Synced():
 		return true
 	default:
 		return false
@@ -41,7 +43,7 @@ func (r *Registration[T]) HasSynced() bool {
 // returns ctx.Err() if ctx ends first, and ErrStopped if the informer
 // stops or the handler is removed first.
 func (r *Registration[T]) WaitForSync(ctx context.Context) error {
-	return waitSynced(ctx, r.l.synced, r.stopped, r.l.done)
+	return waitSynced(ctx, r.l.Synced(), r.stopped, r.l.Done())
 }
 
 // Done returns a channel that is closed once the handler will never be
@@ -50,11 +52,11 @@ func (r *Registration[T]) WaitForSync(ctx context.Context) error {
 // are dropped, as in client-go. RemoveEventHandler followed by waiting on
 // Done is client-go's ShutDownEventHandler; do not wait from inside the
 // handler itself.
-func (r *Registration[T]) Done() <-chan struct{} { return r.l.done }
+func (r *Registration[T]) Done() <-chan struct{} { return r.l.Done() }
 
 // Stats returns a snapshot of the handler's buffer and delivery counters.
 // It takes the handler's buffer lock briefly and does not allocate.
-func (r *Registration[T]) Stats() HandlerStats { return r.l.stats() }
+func (r *Registration[T]) Stats() HandlerStats { return HandlerStats(r.l.Stats()) }
 
 // waitSynced waits for synced to be closed. It fails with ctx.Err() when
 // ctx ends first, and with ErrStopped when a or b (either may be nil) is

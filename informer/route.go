@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/typedcache/typedcache/deltafifo"
+	"github.com/typedcache/typedcache/internal/fanout"
 )
 
 // route takes a watch event from the reflector and chooses its path, the
@@ -48,12 +49,12 @@ func (inf *Informer[T]) route(t deltafifo.DeltaType, obj T) error {
 // the processing goroutine may do, so that the reflector never waits. And
 // each further handler would cost the reflector a push, often a wakeup,
 // per event, where the processing goroutine pushes whole batches.
-func direct[T any](ls []*listener[T]) bool {
+func direct[T any](ls []*fanout.Listener[T]) bool {
 	switch len(ls) {
 	case 0:
 		return true
 	case 1:
-		return ls[0].limit == 0 || ls[0].overflow != Block
+		return !ls[0].MayBlock()
 	}
 	return false
 }
@@ -61,7 +62,7 @@ func direct[T any](ls []*listener[T]) bool {
 // applyEventLocked applies a watch event to the cache as the processing
 // goroutine would have (key function and transform included) and pushes
 // its notification to ls. Requires deltaMu held.
-func (inf *Informer[T]) applyEventLocked(t deltafifo.DeltaType, obj T, ls []*listener[T]) error {
+func (inf *Informer[T]) applyEventLocked(t deltafifo.DeltaType, obj T, ls []*fanout.Listener[T]) error {
 	key, err := inf.fifoKey(obj)
 	if err != nil {
 		return fmt.Errorf("informer: computing key: %w", err)
@@ -73,9 +74,9 @@ func (inf *Informer[T]) applyEventLocked(t deltafifo.DeltaType, obj T, ls []*lis
 	}
 	n, ok := inf.applyDelta(key, deltafifo.Delta[T]{Type: t, Object: obj}, false)
 	if ok {
-		ns := [1]notification[T]{n}
+		ns := [1]fanout.Notification[T]{n}
 		for _, l := range ls {
-			l.push(ns[:], false)
+			l.Push(ns[:])
 		}
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/typedcache/typedcache/deltafifo"
+	"github.com/typedcache/typedcache/internal/fanout"
 	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/reflector"
 )
@@ -42,8 +43,7 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	})
 	inf.refl = refl
 	for _, l := range *inf.listeners.Load() {
-		l.start()
-		inf.wg.Go(l.run)
+		inf.wg.Go(l.Run)
 	}
 	inf.mu.Unlock()
 
@@ -74,7 +74,7 @@ func (inf *Informer[T]) stop() {
 	ls := *inf.listeners.Load()
 	inf.mu.Unlock()
 	for _, l := range ls {
-		l.stop()
+		l.Stop()
 	}
 }
 
@@ -119,7 +119,7 @@ func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
 	inf.deltaMu.Unlock()
 	if len(ns) > 0 {
 		for _, l := range ls {
-			l.push(ns, false)
+			l.Push(ns)
 		}
 	}
 	clear(ns) // do not pin objects until the next batch
@@ -129,33 +129,33 @@ func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
 
 // applyDelta applies one delta to the cache and returns the notification
 // it calls for, if any. Requires deltaMu held.
-func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial bool) (notification[T], bool) {
+func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial bool) (fanout.Notification[T], bool) {
 	if d.Type == deltafifo.Deleted {
 		old, existed, err := inf.cache.DeleteKey(key)
 		if err != nil {
 			inf.reportError(fmt.Errorf("informer: deleting %q from the cache: %w", key, err))
-			return notification[T]{}, false
+			return fanout.Notification[T]{}, false
 		}
 		if !existed {
 			// Only an object the cache refused can be deleted without
 			// being cached; no handler heard of it.
-			return notification[T]{}, false
+			return fanout.Notification[T]{}, false
 		}
-		return notification[T]{key: key, old: old, obj: d.Object, kind: kindDelete, inferred: d.Inferred}, true
+		return fanout.Notification[T]{Key: key, Old: old, Obj: d.Object, Kind: fanout.Delete, Inferred: d.Inferred}, true
 	}
 	old, existed, err := inf.cache.Put(key, d.Object)
 	if err != nil {
 		inf.reportError(fmt.Errorf("informer: caching %q: %w", key, err))
-		return notification[T]{}, false
+		return fanout.Notification[T]{}, false
 	}
 	if !existed {
-		return notification[T]{key: key, obj: d.Object, kind: kindAdd, initial: initial}, true
+		return fanout.Notification[T]{Key: key, Obj: d.Object, Kind: fanout.Add, Initial: initial}, true
 	}
 	resync := isResync(d, old)
 	if !resync && inf.equal != nil && inf.equal(old, d.Object) {
-		return notification[T]{}, false
+		return fanout.Notification[T]{}, false
 	}
-	return notification[T]{key: key, old: old, obj: d.Object, kind: kindUpdate, resync: resync}, true
+	return fanout.Notification[T]{Key: key, Old: old, Obj: d.Object, Kind: fanout.Update, Resync: resync}, true
 }
 
 // isResync reports whether d, a change of the cached object old, is a
@@ -187,7 +187,7 @@ func (inf *Informer[T]) checkSynced() {
 	inf.isSynced.Store(true)
 	close(inf.synced)
 	for _, l := range *inf.listeners.Load() {
-		l.markUpstreamSynced()
+		l.MarkUpstreamSynced()
 	}
 }
 

@@ -1,17 +1,5 @@
 package informer
 
-// stats returns a snapshot of the listener's counters.
-func (l *listener[T]) stats() HandlerStats {
-	l.mu.Lock()
-	waiting := l.buf.len + l.over.Len()
-	s := HandlerStats{Coalesced: l.coalesced, BlockedPushes: l.blocked}
-	l.mu.Unlock()
-	s.Pending = waiting + int(l.inflight.Load())
-	s.Delivered = l.delivered.Load()
-	s.Panics = l.panicked.Load()
-	return s
-}
-
 // HandlerStats is a snapshot of one registration's counters.
 type HandlerStats struct {
 	// Pending is the number of notifications received and not yet

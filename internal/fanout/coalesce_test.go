@@ -1,4 +1,4 @@
-package informer
+package fanout
 
 import (
 	"testing"
@@ -7,21 +7,21 @@ import (
 )
 
 // TestMerge pins the coalescing rules: the merged notification leaves a
-// handler's view where the two in sequence would.
+// receiver's view where the two in sequence would.
 func TestMerge(t *testing.T) {
-	add := func(v int, initial bool) notification[int] {
-		return notification[int]{key: "k", obj: v, kind: kindAdd, initial: initial}
+	add := func(v int, initial bool) Notification[int] {
+		return Notification[int]{Key: "k", Obj: v, Kind: Add, Initial: initial}
 	}
-	upd := func(old, v int) notification[int] {
-		return notification[int]{key: "k", old: old, obj: v, kind: kindUpdate}
+	upd := func(old, v int) Notification[int] {
+		return Notification[int]{Key: "k", Old: old, Obj: v, Kind: Update}
 	}
-	del := func(known, last int) notification[int] {
-		return notification[int]{key: "k", old: known, obj: last, kind: kindDelete}
+	del := func(known, last int) Notification[int] {
+		return Notification[int]{Key: "k", Old: known, Obj: last, Kind: Delete}
 	}
 	tests := []struct {
 		name        string
-		n, next     notification[int]
-		want        notification[int]
+		n, next     Notification[int]
+		want        Notification[int]
 		keep        bool
 		dropInitial bool
 	}{
@@ -43,7 +43,7 @@ func TestMerge(t *testing.T) {
 				t.Errorf("merge() keep %t, dropped initial %t; want %t, %t", keep, dropped, tt.keep, tt.dropInitial)
 			}
 			if tt.keep {
-				if diff := cmp.Diff(tt.want, got, cmp.AllowUnexported(notification[int]{})); diff != "" {
+				if diff := cmp.Diff(tt.want, got); diff != "" {
 					t.Errorf("merge() mismatch (-want +got):\n%s", diff)
 				}
 			}

@@ -1,4 +1,4 @@
-package informer
+package fanout
 
 // segmentLen is the number of notifications in one segment of a handler's
 // buffer: 10 KB for a pointer type.
@@ -12,7 +12,7 @@ const maxSpares = 64
 // segments, so that it grows by linking a segment, never by copying what
 // it holds, and a delivered segment is reused as it is.
 type segment[T any] struct {
-	ns [segmentLen]notification[T]
+	ns [segmentLen]Notification[T]
 	// n is the number of notifications held, ns[:n].
 	n    int
 	next *segment[T]
@@ -26,7 +26,7 @@ type queue[T any] struct {
 }
 
 // push appends n, linking a segment from spare when the last one is full.
-func (q *queue[T]) push(n notification[T], spare *spares[T]) {
+func (q *queue[T]) push(n Notification[T], spare *spares[T]) {
 	if q.tail == nil || q.tail.n == segmentLen {
 		s := spare.get()
 		if q.tail == nil {

@@ -1,4 +1,4 @@
-package informer
+package fanout
 
 import (
 	"fmt"
@@ -20,30 +20,30 @@ type viewHandler struct {
 	problems []string
 }
 
-func (h *viewHandler) OnAdd(v int, _ bool) {
-	h.got = append(h.got, fmt.Sprintf("add %d", v))
-	k := keyOf(v)
-	if _, ok := h.view[k]; ok {
-		h.problems = append(h.problems, "add of present "+k)
+// deliver is the listener's delivery function.
+func (h *viewHandler) deliver(n *Notification[int]) {
+	switch n.Kind {
+	case Add:
+		h.got = append(h.got, fmt.Sprintf("add %d", n.Obj))
+		k := keyOf(n.Obj)
+		if _, ok := h.view[k]; ok {
+			h.problems = append(h.problems, "add of present "+k)
+		}
+		h.view[k] = n.Obj
+	case Update:
+		h.got = append(h.got, fmt.Sprintf("update %d %d", n.Old, n.Obj))
+		k := keyOf(n.Obj)
+		if cur, ok := h.view[k]; !ok || cur != n.Old {
+			h.problems = append(h.problems, fmt.Sprintf("update of %s from %d, view has %d (present %t)", k, n.Old, cur, ok))
+		}
+		h.view[k] = n.Obj
+	case Delete:
+		h.got = append(h.got, fmt.Sprintf("delete %s %d", n.Key, n.Obj))
+		if _, ok := h.view[n.Key]; !ok {
+			h.problems = append(h.problems, "delete of absent "+n.Key)
+		}
+		delete(h.view, n.Key)
 	}
-	h.view[k] = v
-}
-
-func (h *viewHandler) OnUpdate(old, new int) {
-	h.got = append(h.got, fmt.Sprintf("update %d %d", old, new))
-	k := keyOf(new)
-	if cur, ok := h.view[k]; !ok || cur != old {
-		h.problems = append(h.problems, fmt.Sprintf("update of %s from %d, view has %d (present %t)", k, old, cur, ok))
-	}
-	h.view[k] = new
-}
-
-func (h *viewHandler) OnDelete(d Deleted[int]) {
-	h.got = append(h.got, fmt.Sprintf("delete %s %d", d.Key, d.Object))
-	if _, ok := h.view[d.Key]; !ok {
-		h.problems = append(h.problems, "delete of absent "+d.Key)
-	}
-	delete(h.view, d.Key)
 }
 
 // Values encode their key: value v belongs to key v%8.
@@ -54,14 +54,14 @@ func FuzzListenerBuffer(f *testing.F) {
 	f.Add(byte(1), byte(2), []byte{0, 4, 8, 12, 16, 20, 2, 1, 1, 2, 3, 2})
 	f.Add(byte(1), byte(1), []byte{3, 0, 1, 0, 1, 0, 2, 2, 2})
 	f.Fuzz(func(t *testing.T, policy, size byte, ops []byte) {
-		opts := BufferOptions{Overflow: Coalesce}
+		opts := Options{Overflow: Coalesce}
 		if policy%2 == 0 {
-			opts.Size = 0 // unbounded: Block would block the fuzzer
+			opts.Limit = 0 // unbounded: Block would block the fuzzer
 		} else {
-			opts.Size = int(size%4) + 1
+			opts.Limit = int(size%4) + 1
 		}
 		h := &viewHandler{view: map[string]int{}}
-		l := newListener[int](h, "fuzz", opts, func(err error) { t.Fatal(err) })
+		l := NewListener(h.deliver, failOnPanic(t), opts)
 
 		cache := map[string]int{}
 		var pushed []string
@@ -75,23 +75,23 @@ func FuzzListenerBuffer(f *testing.F) {
 				next += 8
 				v := next + key
 				k := keyOf(v)
-				var n notification[int]
+				var n Notification[int]
 				old, present := cache[k]
 				switch {
 				case !present:
-					n = notification[int]{key: k, obj: v, kind: kindAdd, initial: initialPhase}
+					n = Notification[int]{Key: k, Obj: v, Kind: Add, Initial: initialPhase}
 					cache[k] = v
 					pushed = append(pushed, fmt.Sprintf("add %d", v))
 				case op%4 == 0:
-					n = notification[int]{key: k, old: old, obj: v, kind: kindUpdate}
+					n = Notification[int]{Key: k, Old: old, Obj: v, Kind: Update}
 					cache[k] = v
 					pushed = append(pushed, fmt.Sprintf("update %d %d", old, v))
 				default:
-					n = notification[int]{key: k, old: old, obj: old, kind: kindDelete}
+					n = Notification[int]{Key: k, Old: old, Obj: old, Kind: Delete}
 					delete(cache, k)
 					pushed = append(pushed, fmt.Sprintf("delete %s %d", k, old))
 				}
-				l.push([]notification[int]{n}, false)
+				l.Push([]Notification[int]{n})
 			case 2: // the handler takes what is pending and handles it
 				l.mu.Lock()
 				pending := l.buf.len + l.over.Len()
@@ -101,14 +101,14 @@ func FuzzListenerBuffer(f *testing.F) {
 				}
 			case 3: // the initial list ends
 				initialPhase = false
-				l.markUpstreamSynced()
+				l.MarkUpstreamSynced()
 			}
-			if s := l.stats(); opts.Size > 0 && s.Pending > opts.Size+8 {
-				t.Fatalf("Pending = %d with Size %d and 8 keys", s.Pending, opts.Size)
+			if s := l.Stats(); opts.Limit > 0 && s.Pending > opts.Limit+8 {
+				t.Fatalf("Pending = %d with Limit %d and 8 keys", s.Pending, opts.Limit)
 			}
 		}
-		l.markUpstreamSynced()
-		for l.stats().Pending > 0 {
+		l.MarkUpstreamSynced()
+		for l.Stats().Pending > 0 {
 			if !l.take(&chunk) {
 				t.Fatal("take() = false on a running listener")
 			}
@@ -121,7 +121,7 @@ func FuzzListenerBuffer(f *testing.F) {
 		if diff := cmp.Diff(cache, h.view); diff != "" {
 			t.Fatalf("handler view mismatch (-cache +view):\n%s\npushed: %q\ngot: %q", diff, pushed, h.got)
 		}
-		if opts.Size == 0 {
+		if opts.Limit == 0 {
 			if diff := cmp.Diff(pushed, h.got); diff != "" {
 				t.Fatalf("unbounded buffer changed the notifications (-pushed +got):\n%s", diff)
 			}
@@ -131,7 +131,7 @@ func FuzzListenerBuffer(f *testing.F) {
 		default:
 			t.Fatalf("not synced after every notification was delivered (initialPending %d)", l.initialPending)
 		}
-		s := l.stats()
+		s := l.Stats()
 		// Each merge absorbs one notification, or two that cancel out.
 		if s.Delivered != uint64(len(h.got)) || s.Delivered+2*s.Coalesced < uint64(len(pushed)) || s.Delivered > uint64(len(pushed)) {
 			t.Fatalf("Stats() = %+v for %d pushed, %d delivered", s, len(pushed), len(h.got))

@@ -1,4 +1,4 @@
-package informer
+package fanout
 
 import "github.com/typedcache/typedcache/internal/ring"
 
@@ -11,10 +11,10 @@ import "github.com/typedcache/typedcache/internal/ring"
 // guards it. The zero value is empty and ready to use.
 type coalescer[T any] struct {
 	order   ring.Ring[string]
-	pending map[string]notification[T]
+	pending map[string]Notification[T]
 	// held counts the entries of pending that still stand for a handler
 	// call; an entry whose notifications cancelled out stays in pending
-	// (kind zero) so that order never holds a key twice.
+	// (Kind zero) so that order never holds a key twice.
 	held int
 }
 
@@ -24,20 +24,20 @@ func (c *coalescer[T]) Len() int { return c.held }
 // push adds n, merging it with the notification held for its key. It
 // reports whether n was merged rather than added, and how many initial-list
 // adds were absorbed without being delivered as adds (0 or 1).
-func (c *coalescer[T]) push(n notification[T]) (merged bool, droppedInitial int) {
+func (c *coalescer[T]) push(n Notification[T]) (merged bool, droppedInitial int) {
 	if c.pending == nil {
-		c.pending = make(map[string]notification[T])
+		c.pending = make(map[string]Notification[T])
 	}
-	held, ok := c.pending[n.key]
+	held, ok := c.pending[n.Key]
 	switch {
 	case !ok:
-		c.order.Push(n.key)
-		c.pending[n.key] = n
+		c.order.Push(n.Key)
+		c.pending[n.Key] = n
 		c.held++
 		return false, 0
-	case held.kind == 0:
+	case held.Kind == 0:
 		// The key's slot is in order already; reuse it.
-		c.pending[n.key] = n
+		c.pending[n.Key] = n
 		c.held++
 		return false, 0
 	}
@@ -45,7 +45,7 @@ func (c *coalescer[T]) push(n notification[T]) (merged bool, droppedInitial int)
 	if !keep {
 		c.held--
 	}
-	c.pending[n.key] = m
+	c.pending[n.Key] = m
 	if dropped {
 		droppedInitial = 1
 	}
@@ -54,15 +54,15 @@ func (c *coalescer[T]) push(n notification[T]) (merged bool, droppedInitial int)
 
 // pop removes and returns the oldest held notification. It reports false
 // when none is held.
-func (c *coalescer[T]) pop() (notification[T], bool) {
+func (c *coalescer[T]) pop() (Notification[T], bool) {
 	for {
 		key, ok := c.order.Pop()
 		if !ok {
-			return notification[T]{}, false
+			return Notification[T]{}, false
 		}
 		n := c.pending[key]
 		delete(c.pending, key)
-		if n.kind != 0 {
+		if n.Kind != 0 {
 			c.held--
 			return n, true
 		}

@@ -1,4 +1,4 @@
-package informer
+package fanout
 
 import (
 	"testing"
@@ -11,14 +11,14 @@ func TestQueuePush(t *testing.T) {
 		var q queue[int]
 		var p spares[int]
 		for i := range n {
-			q.push(notification[int]{obj: i}, &p)
+			q.push(Notification[int]{Obj: i}, &p)
 		}
 		got := []int{}
 		segs := 0
 		for s := q.head; s != nil; s = s.next {
 			segs++
 			for _, x := range s.ns[:s.n] {
-				got = append(got, x.obj)
+				got = append(got, x.Obj)
 			}
 		}
 		want := make([]int, n)
@@ -83,26 +83,19 @@ func TestSparesGive(t *testing.T) {
 	}
 }
 
-// intHandler records the values of the adds it receives.
-type intHandler struct{ got []int }
-
-func (h *intHandler) OnAdd(obj int, _ bool) { h.got = append(h.got, obj) }
-func (h *intHandler) OnUpdate(_, _ int)     {}
-func (h *intHandler) OnDelete(Deleted[int]) {}
-
 // A chunk spanning several segments is delivered in order, its segments
 // are kept for the next pushes, and nothing is allocated once they are.
 func TestListenerReusesSegments(t *testing.T) {
 	const n = 3*segmentLen + 5
-	h := &intHandler{}
-	l := newListener[int](h, "segments", BufferOptions{}, func(err error) { t.Fatal(err) })
-	ns := make([]notification[int], n)
+	var got []int
+	l := NewListener(func(n *Notification[int]) { got = append(got, n.Obj) }, failOnPanic(t), Options{})
+	ns := make([]Notification[int], n)
 	for i := range ns {
-		ns[i] = notification[int]{key: "k", obj: i, kind: kindAdd}
+		ns[i] = Notification[int]{Key: "k", Obj: i, Kind: Add}
 	}
 	var chunk queue[int]
 	round := func() {
-		l.push(ns, false)
+		l.Push(ns)
 		if !l.take(&chunk) {
 			t.Fatal("take() = false on a running listener")
 		}
@@ -113,18 +106,18 @@ func TestListenerReusesSegments(t *testing.T) {
 	for i := range want {
 		want[i] = i
 	}
-	if diff := cmp.Diff(want, h.got); diff != "" {
+	if diff := cmp.Diff(want, got); diff != "" {
 		t.Fatalf("delivered mismatch (-want +got):\n%s", diff)
 	}
 	if l.emptiedSegs != 4 || chunk.len != 0 {
 		t.Fatalf("after delivery: %d emptied segments, chunk len %d; want 4 and 0", l.emptiedSegs, chunk.len)
 	}
-	round()                      // gives the 4 segments back, then reuses them
-	h.got = make([]int, 0, 12*n) // AllocsPerRun's 11 rounds
+	round()                    // gives the 4 segments back, then reuses them
+	got = make([]int, 0, 12*n) // AllocsPerRun's 11 rounds
 	if allocs := testing.AllocsPerRun(10, round); allocs != 0 {
 		t.Errorf("push, take and deliver of %d notifications allocated %v times, want 0", n, allocs)
 	}
-	if got := l.stats(); got.Pending != 0 || got.Delivered != 13*n {
-		t.Errorf("Stats() = %+v, want nothing pending and %d delivered", got, 13*n)
+	if s := l.Stats(); s.Pending != 0 || s.Delivered != 13*n {
+		t.Errorf("Stats() = %+v, want nothing pending and %d delivered", s, 13*n)
 	}
 }
