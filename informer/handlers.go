@@ -20,10 +20,19 @@ func (inf *Informer[T]) AddEventHandler(h Handler[T]) (*Registration[T], error) 
 // initial list as it is applied. After Run started, h first receives an
 // OnAdd(obj, true) for every object cached at this instant, then the
 // notifications of every later change, with nothing missed or repeated in
-// between. It fails with ErrStopped once the informer has stopped.
+// between. It fails with ErrStopped once the informer has stopped, and
+// with an error naming the field for a buffer whose Overflow is neither
+// Block nor Coalesce.
 func (inf *Informer[T]) AddEventHandlerWithOptions(h Handler[T], opts HandlerOptions) (*Registration[T], error) {
 	if h == nil {
 		return nil, fmt.Errorf("informer: AddEventHandler called with a nil handler")
+	}
+	buf := opts.Buffer
+	if buf.Size == 0 {
+		buf = inf.defaultBuffer
+	}
+	if buf.Overflow != Block && buf.Overflow != Coalesce {
+		return nil, fmt.Errorf("informer: buffer overflow policy %v: want Block or Coalesce", buf.Overflow)
 	}
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
@@ -34,10 +43,6 @@ func (inf *Informer[T]) AddEventHandlerWithOptions(h Handler[T], opts HandlerOpt
 	name := opts.Name
 	if name == "" {
 		name = fmt.Sprintf("%s#%d", inf.name, inf.sequence)
-	}
-	buf := opts.Buffer
-	if buf.Size == 0 {
-		buf = inf.defaultBuffer
 	}
 	l := inf.newListener(h, name, buf)
 	inf.setResyncLocked(l, opts.ResyncPeriod)

@@ -263,3 +263,15 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestInvalidOverflowIsAnError pins that a buffer policy other than Block
+// and Coalesce is refused when the handler is added.
+func TestInvalidOverflowIsAnError(t *testing.T) {
+	inf := informer.New[*obj](memsource.New(memsource.Options[*obj]{}), informer.Options[*obj]{})
+	_, err := inf.AddEventHandlerWithOptions(informer.HandlerFuncs[*obj]{}, informer.HandlerOptions{
+		Buffer: informer.BufferOptions{Size: 10, Overflow: informer.Overflow(7)},
+	})
+	if err == nil || !strings.Contains(err.Error(), "Overflow(invalid)") {
+		t.Errorf("AddEventHandlerWithOptions(Overflow 7) error = %v, want one naming the invalid policy", err)
+	}
+}
