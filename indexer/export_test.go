@@ -17,10 +17,10 @@ func (x *Indexer[T]) CheckInvariants() error {
 	defer x.resumeWrites()
 	x.mu.RLock()
 	t := x.t
-	indices := make([]map[string][]string, len(x.indices))
+	indices := make([]map[string][]string, len(x.indexData))
 	var err error
-	for i := range x.indices {
-		if indices[i], err = checkIndex(&x.indices[i], t); err != nil {
+	for i := range x.indexData {
+		if indices[i], err = checkIndex(&x.indexData[i], t); err != nil {
 			err = fmt.Errorf("index %d: %v", i, err)
 			break
 		}
@@ -33,7 +33,7 @@ func (x *Indexer[T]) CheckInvariants() error {
 		return err
 	}
 
-	set := x.indexes.Load()
+	set := x.indexFuncs.Load()
 	if len(set.funcs) != len(indices) {
 		return fmt.Errorf("%d index functions, %d indices", len(set.funcs), len(indices))
 	}

@@ -29,7 +29,7 @@ var (
 )
 
 // indexSet is an immutable, ordered set of index functions. Index i of the
-// set is stored in Indexer.indices[i]; AddIndexers appends, so a position
+// set is stored in Indexer.indexData[i]; AddIndexers appends, so a position
 // never changes meaning.
 type indexSet[T any] struct {
 	names  []string
@@ -97,7 +97,7 @@ func (e *indexFuncError) of(key string) error {
 // IndexFunc on the object it replaces, and a delete runs no user code.
 //
 // Entries are named by their table positions: when the table moves its
-// last entry into a hole, the index moves it too (see delete).
+// last entry into a hole, the index moves it too (see removeAt).
 type index struct {
 	buckets map[string]*bucket
 	// of[p] is the bucket of entry p if it has exactly one value, nil if
@@ -251,9 +251,9 @@ func sameValues(bs []*bucket, vals []string) bool {
 	return true
 }
 
-// delete removes entry p from the index after the table moved its last
+// removeAt removes entry p from the index after the table moved its last
 // entry, last, into p (when p != last), and renames that entry p.
-func (ix *index) delete(p, last int32) {
+func (ix *index) removeAt(p, last int32) {
 	ix.unassign(p)
 	if p != last {
 		if b := ix.of[last]; b != nil {

@@ -34,9 +34,9 @@ type Indexer[T any] struct {
 	objectKeys bool
 	seed       maphash.Seed // hashes keys for the position table
 
-	// indexes is the current set of index functions. It changes only under
-	// mu, together with indices.
-	indexes atomic.Pointer[indexSet[T]]
+	// indexFuncs is the current set of index functions, read without the
+	// lock. It changes only under mu, together with indexData.
+	indexFuncs atomic.Pointer[indexSet[T]]
 
 	// views publishes snapshots of t and counts their readers; see
 	// view.go.
@@ -52,8 +52,9 @@ type Indexer[T any] struct {
 	// lockFree is set if T is a pointer type, whose values can be loaded
 	// atomically: then Lister.Get reads without the lock.
 	lockFree bool
-	// indices[i] holds index i of indexes; guarded by mu.
-	indices []index
+	// indexData[i] holds the buckets of index i of indexFuncs; guarded by
+	// mu.
+	indexData []index
 	// writesHeld is set, under mu, while AddIndexers indexes the stored
 	// objects without the lock; writers wait on writesResumed meanwhile.
 	// Readers are not held off.
@@ -79,10 +80,10 @@ func New[T any](keyFunc keys.Func[T], indexers Indexers[T]) *Indexer[T] {
 	x.view.Store(&view[T]{})
 	x.writesResumed.L = &x.mu
 	set := new(indexSet[T]).with(indexers)
-	x.indexes.Store(set)
-	x.indices = make([]index, len(set.funcs))
-	for i := range x.indices {
-		x.indices[i] = newIndex()
+	x.indexFuncs.Store(set)
+	x.indexData = make([]index, len(set.funcs))
+	for i := range x.indexData {
+		x.indexData[i] = newIndex()
 	}
 	return x
 }

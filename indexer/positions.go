@@ -87,9 +87,9 @@ func (p *positions) move(i, pos int) {
 	atomic.StoreUint64(&p.slots[i], slot(slotHash(p.slots[i]), pos))
 }
 
-// delete empties slot i, shifting back the entries after it whose probe
+// removeSlot empties slot i, shifting back the entries after it whose probe
 // sequence passes through it.
-func (p *positions) delete(i int) {
+func (p *positions) removeSlot(i int) {
 	mask := len(p.slots) - 1
 	for j := (i + 1) & mask; p.slots[j] != 0; j = (j + 1) & mask {
 		home := int(slotHash(p.slots[j])) & mask

@@ -101,7 +101,7 @@ func (x *Indexer[T]) Keys() iter.Seq[string] {
 // named index with obj, each once, in no particular order. The index
 // function runs on obj before the lock is taken.
 func (x *Indexer[T]) Index(indexName string, obj T) ([]T, error) {
-	set := x.indexes.Load()
+	set := x.indexFuncs.Load()
 	i, err := set.lookup(indexName)
 	if err != nil {
 		return nil, err
@@ -112,7 +112,7 @@ func (x *Indexer[T]) Index(indexName string, obj T) ([]T, error) {
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	ix := &x.indices[i]
+	ix := &x.indexData[i]
 	if len(values) == 1 {
 		return x.objectsLocked(ix.buckets[values[0]]), nil
 	}
@@ -135,13 +135,13 @@ func (x *Indexer[T]) Index(indexName string, obj T) ([]T, error) {
 // no particular order. It holds the read lock while it copies them, for
 // time proportional to their number.
 func (x *Indexer[T]) ByIndex(indexName, value string) ([]T, error) {
-	i, err := x.indexes.Load().lookup(indexName)
+	i, err := x.indexFuncs.Load().lookup(indexName)
 	if err != nil {
 		return nil, err
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.objectsLocked(x.indices[i].buckets[value]), nil
+	return x.objectsLocked(x.indexData[i].buckets[value]), nil
 }
 
 // objectsLocked returns the objects of the entries in b, which may be nil.
@@ -159,13 +159,13 @@ func (x *Indexer[T]) objectsLocked(b *bucket) []T {
 // IndexKeys returns the sorted keys of the stored objects whose named index
 // includes value.
 func (x *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
-	i, err := x.indexes.Load().lookup(indexName)
+	i, err := x.indexFuncs.Load().lookup(indexName)
 	if err != nil {
 		return nil, err
 	}
 	keys := []string{}
 	x.mu.RLock()
-	if b := x.indices[i].buckets[value]; b != nil {
+	if b := x.indexData[i].buckets[value]; b != nil {
 		keys = make([]string, 0, b.len())
 		for p := range b.members {
 			keys = append(keys, x.t.key(int(p)))
@@ -179,12 +179,12 @@ func (x *Indexer[T]) IndexKeys(indexName, value string) ([]string, error) {
 // ListIndexFuncValues returns, sorted, every value of the named index that
 // at least one stored object has.
 func (x *Indexer[T]) ListIndexFuncValues(indexName string) ([]string, error) {
-	i, err := x.indexes.Load().lookup(indexName)
+	i, err := x.indexFuncs.Load().lookup(indexName)
 	if err != nil {
 		return nil, err
 	}
 	x.mu.RLock()
-	buckets := x.indices[i].buckets
+	buckets := x.indexData[i].buckets
 	values := slices.AppendSeq(make([]string, 0, len(buckets)), maps.Keys(buckets))
 	x.mu.RUnlock()
 	slices.Sort(values)

@@ -130,13 +130,13 @@ func (t *table[T]) append(key string, h uint32, obj T) int {
 	return p
 }
 
-// delete removes the entry at position p, whose key is in slot i of pos
+// removeAt removes the entry at position p, whose key is in slot i of pos
 // (as find returns them), moving the last entry into the hole, and returns
 // the removed object and the position the moved entry came from.
-func (t *table[T]) delete(i, p int) (old T, last int) {
+func (t *table[T]) removeAt(i, p int) (old T, last int) {
 	last, st := t.n-1, t.stamp()
 	old = t.obj(p)
-	t.pos.delete(i)
+	t.pos.removeSlot(i)
 	if p != last {
 		key := t.key(last)
 		j, _, _ := t.find(key, hash(t.seed, key))

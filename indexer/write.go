@@ -59,32 +59,32 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 // put is Put for the key of a write (see keyString), whose hash is h.
 func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed bool, err error) {
 	var buf [inlineIndexes][]string
-	vals, failed := x.indexes.Load().values(buf[:0], 0, obj)
+	vals, failed := x.indexFuncs.Load().values(buf[:0], 0, obj)
 	if failed != nil {
 		return old, false, failed.of(keyString(key, kb))
 	}
 	for {
 		x.mu.Lock()
 		x.waitWritesLocked()
-		if len(x.indices) == len(vals) {
+		if len(x.indexData) == len(vals) {
 			break
 		}
 		// AddIndexers added indexes since: compute obj's values in them.
 		x.mu.Unlock()
-		if vals, failed = x.indexes.Load().values(vals, len(vals), obj); failed != nil {
+		if vals, failed = x.indexFuncs.Load().values(vals, len(vals), obj); failed != nil {
 			return old, false, failed.of(keyString(key, kb))
 		}
 	}
 	read := x.beginLocked()
 	if _, p, ok := x.t.lookup(key, kb, h); ok {
 		old, existed = x.t.set(p, obj), true
-		for i := range x.indices {
-			x.indices[i].update(int32(p), vals[i])
+		for i := range x.indexData {
+			x.indexData[i].update(int32(p), vals[i])
 		}
 	} else {
 		p = x.t.append(keyString(key, kb), h, obj)
-		for i := range x.indices {
-			x.indices[i].insert(int32(p), vals[i])
+		for i := range x.indexData {
+			x.indexData[i].insert(int32(p), vals[i])
 		}
 	}
 	x.endLocked(read)
@@ -111,10 +111,10 @@ func (x *Indexer[T]) deleteKey(key string, kb []byte, h uint32) (old T, existed 
 	}
 	read := x.beginLocked()
 	x.moves.Add(1)
-	old, last := x.t.delete(i, p)
+	old, last := x.t.removeAt(i, p)
 	x.moves.Add(1)
-	for j := range x.indices {
-		x.indices[j].delete(int32(p), int32(last))
+	for j := range x.indexData {
+		x.indexData[j].removeAt(int32(p), int32(last))
 	}
 	x.endLocked(read)
 	return old, true
@@ -134,19 +134,19 @@ func (x *Indexer[T]) Replace(objs []T) error {
 		}
 		t.put(key, hash(x.seed, key), obj)
 	}
-	var indices []index
+	var data []index
 	for {
 		// t is private: index it (again, for indexes added since) without
 		// the lock.
-		set := x.indexes.Load()
-		added := make([]index, len(set.funcs)-len(indices))
-		if err := indexAll(added, set, len(indices), t.snapshot()); err != nil {
+		set := x.indexFuncs.Load()
+		added := make([]index, len(set.funcs)-len(data))
+		if err := indexAll(added, set, len(data), t.snapshot()); err != nil {
 			return err
 		}
-		indices = append(indices, added...)
+		data = append(data, added...)
 		x.mu.Lock()
 		x.waitWritesLocked()
-		if len(x.indices) == len(indices) {
+		if len(x.indexData) == len(data) {
 			break
 		}
 		x.mu.Unlock()
@@ -158,7 +158,7 @@ func (x *Indexer[T]) Replace(objs []T) error {
 	t.objs.adopt(t.epoch)
 	x.t = t
 	x.live.Store(t)
-	x.indices = indices
+	x.indexData = data
 	x.endLocked(read)
 	return nil
 }
@@ -202,7 +202,7 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	defer x.resumeWrites()
 	// Writers are held off, so the entries stay at the positions indexed
 	// below, and the index set is cur until the lock is taken again.
-	cur := x.indexes.Load()
+	cur := x.indexFuncs.Load()
 	for _, name := range slices.Sorted(maps.Keys(indexers)) {
 		if _, ok := cur.byName[name]; ok {
 			return fmt.Errorf("%w: %q", ErrIndexExists, name)
@@ -217,8 +217,8 @@ func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
 	}
 
 	x.mu.Lock()
-	x.indices = append(x.indices, added...)
-	x.indexes.Store(set)
+	x.indexData = append(x.indexData, added...)
+	x.indexFuncs.Store(set)
 	x.mu.Unlock()
 	return nil
 }
