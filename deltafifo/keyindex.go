@@ -27,9 +27,13 @@ func newKeyIndex() keyIndex { return keyIndex{seed: maphash.MakeSeed()} }
 // hash returns the hash bits of key that the index stores and places it by.
 func (x *keyIndex) hash(key string) uint32 { return uint32(maphash.String(x.seed, key)) }
 
-// get returns the slot of key, whose hash is h, and reports whether key is
-// indexed. If it is not, pos is where putAt can index it.
-func get[T any](x *keyIndex, ss *slots[T], key string, h uint32) (slot int32, ok bool, pos uint32) {
+// hashBytes returns hash(string(key)).
+func (x *keyIndex) hashBytes(key []byte) uint32 { return uint32(maphash.Bytes(x.seed, key)) }
+
+// get returns the slot of key, a string or the bytes of one, whose hash is
+// h, and reports whether key is indexed. If it is not, pos is where putAt
+// can index it.
+func get[T any, K string | []byte](x *keyIndex, ss *slots[T], key K, h uint32) (slot int32, ok bool, pos uint32) {
 	mask := uint32(len(x.entries) - 1)
 	if x.n == 0 {
 		return 0, false, h & mask
@@ -39,7 +43,7 @@ func get[T any](x *keyIndex, ss *slots[T], key string, h uint32) (slot int32, ok
 		if e.slot == 0 {
 			return 0, false, p
 		}
-		if e.hash == h && ss.at(e.slot).key == key {
+		if e.hash == h && ss.at(e.slot).key == string(key) {
 			return e.slot, true, p
 		}
 	}
