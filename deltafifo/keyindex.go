@@ -19,8 +19,11 @@ type indexEntry struct {
 	slot int32
 }
 
-// minIndexEntries is the size of a keyIndex's first table.
-const minIndexEntries = 16
+// minIndexEntries is the size of a keyIndex's first table. A FIFO whose
+// consumer keeps up holds a few keys at a time, idle ones included: in a
+// table this size their runs are short, so that a lookup or a removal
+// probes about one entry.
+const minIndexEntries = 64
 
 func newKeyIndex() keyIndex { return keyIndex{seed: maphash.MakeSeed()} }
 

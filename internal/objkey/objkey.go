@@ -6,7 +6,6 @@ package objkey
 import (
 	"reflect"
 	"runtime"
-	"strings"
 
 	"github.com/typedcache/typedcache/keys"
 )
@@ -38,22 +37,28 @@ func Append(dst []byte, namespace, name string) []byte {
 }
 
 // appendEscaped appends s to dst with '%' and '/' percent-encoded, as
-// keys.Join escapes each part.
+// keys.Join escapes each part. Parts are short and rarely hold either, so
+// one pass over the bytes looks for both before anything is encoded.
 func appendEscaped(dst []byte, s string) []byte {
-	for {
-		i := strings.IndexByte(s, '%')
-		if j := strings.IndexByte(s, '/'); j >= 0 && (i < 0 || j < i) {
-			i = j
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c == '%' || c == '/' {
+			return appendEncoded(append(dst, s[:i]...), s[i:])
 		}
-		if i < 0 {
-			return append(dst, s...)
-		}
-		dst = append(dst, s[:i]...)
-		if s[i] == '%' {
-			dst = append(dst, "%25"...)
-		} else {
-			dst = append(dst, "%2F"...)
-		}
-		s = s[i+1:]
 	}
+	return append(dst, s...)
+}
+
+// appendEncoded appends s to dst with every '%' and '/' percent-encoded.
+func appendEncoded(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '%':
+			dst = append(dst, "%25"...)
+		case '/':
+			dst = append(dst, "%2F"...)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
 }
