@@ -12,7 +12,9 @@
 //
 // Keys are computed once per call by the key function given to New, before
 // anything is queued; an error from it, or from Options.Transform, is
-// returned and nothing is queued.
+// returned and nothing is queued. When that function is keys.Of, the FIFO
+// builds the same keys itself, with the same errors, reusing the key
+// strings it holds.
 //
 //   - Add, Update and Delete append Added, Updated and Deleted deltas to the
 //     key's list; a key gets one place in the queue, when its first pending

@@ -187,3 +187,7 @@ func ReleaseDecisions(keep int, sizes, peaks []int) []bool {
 	}
 	return out
 }
+
+// UsesObjectKeys reports whether f builds the keys of its deltas on the
+// stack, having recognised keys.Of as its key function.
+func UsesObjectKeys[T any](f *DeltaFIFO[T]) bool { return f.objectKeys }

@@ -64,10 +64,14 @@ type Options[T any] struct {
 // to create one.
 //
 // Recording a delta allocates nothing beyond what the key function
-// allocates, once the FIFO has grown to its working size. Slots live in
-// pages that never move, and keys are indexed by an open-addressing table
-// of 8-byte entries, so that growing copies no slot and rehashes no key.
-// The bench module measures the costs against client-go's DeltaFIFO
+// allocates, once the FIFO has grown to its working size. With keys.Of
+// itself as the key function of pointer objects (not a function calling
+// it), the FIFO builds each key on the stack and allocates a key string
+// only for a key without a slot: a delta for a key that has deltas queued,
+// or whose slot is idle, allocates nothing. Slots live in pages that never
+// move, and keys are indexed by an open-addressing table of 8-byte
+// entries, so that growing copies no slot and rehashes no key. The bench
+// module measures the costs against client-go's DeltaFIFO
 // (bench/RESULTS.md).
 //
 // A key's slot is kept after its deltas are processed, so that its next
@@ -82,10 +86,12 @@ type Options[T any] struct {
 // included, so that its producer does not remake slots and index entries
 // after every drain. A Pop that waits allocates nothing.
 type DeltaFIFO[T any] struct {
-	// Set by New and never changed.
-	keyFunc   keys.Func[T]
-	known     KnownObjects[T]
-	transform func(T) (T, error)
+	// Set by New and never changed. objectKeys reports that keyFunc is
+	// keys.Of, whose keys record builds on the stack (see recordObject).
+	keyFunc    keys.Func[T]
+	objectKeys bool
+	known      KnownObjects[T]
+	transform  func(T) (T, error)
 
 	// mu guards every field below. cond, on mu, is signalled when a key
 	// becomes ready, on Close and when a waiting popper's context is done.
@@ -135,11 +141,12 @@ func New[T any](keyFunc keys.Func[T], opts Options[T]) *DeltaFIFO[T] {
 		panic("deltafifo: New called with a nil key function")
 	}
 	f := &DeltaFIFO[T]{
-		keyFunc:   keyFunc,
-		known:     opts.KnownObjects,
-		transform: opts.Transform,
-		index:     newKeyIndex(),
-		release:   newReleasePolicy(),
+		keyFunc:    keyFunc,
+		objectKeys: stackKeys(keyFunc),
+		known:      opts.KnownObjects,
+		transform:  opts.Transform,
+		index:      newKeyIndex(),
+		release:    newReleasePolicy(),
 	}
 	f.slots.init()
 	f.cond.L = &f.mu
@@ -161,6 +168,14 @@ func (f *DeltaFIFO[T]) Delete(obj T) error { return f.record(Deleted, obj) }
 // record computes obj's key and transforms it outside the lock, then queues
 // a delta of type t.
 func (f *DeltaFIFO[T]) record(t DeltaType, obj T) error {
+	if f.objectKeys {
+		return f.recordObject(t, obj)
+	}
+	return f.recordKeyed(t, obj)
+}
+
+// recordKeyed is record with keys computed by the key function.
+func (f *DeltaFIFO[T]) recordKeyed(t DeltaType, obj T) error {
 	key, obj, err := f.prepare(obj)
 	if err != nil {
 		return err
@@ -196,9 +211,12 @@ func (f *DeltaFIFO[T]) prepare(obj T) (string, T, error) {
 // hasKeyLocked reports whether key has deltas in the FIFO or is known to
 // the consumer. Requires f.mu held.
 func (f *DeltaFIFO[T]) hasKeyLocked(key string) bool {
-	if f.pendingLocked(key) {
-		return true
-	}
+	return f.pendingLocked(key) || f.knownLocked(key)
+}
+
+// knownLocked reports whether key is known to the consumer. Requires f.mu
+// held.
+func (f *DeltaFIFO[T]) knownLocked(key string) bool {
 	if f.known == nil {
 		return false
 	}
@@ -229,6 +247,12 @@ func (f *DeltaFIFO[T]) lookupLocked(key string, h uint32) (int32, bool) {
 func (f *DeltaFIFO[T]) addLocked(key string, d Delta[T]) (primary, got int32) {
 	h := f.index.hash(key)
 	primary, ok, pos := get(&f.index, &f.slots, key, h)
+	return f.addFoundLocked(key, h, primary, ok, pos, d)
+}
+
+// addFoundLocked is addLocked for a key, whose hash is h, that get has
+// just looked up: primary, ok and pos are its results. Requires f.mu held.
+func (f *DeltaFIFO[T]) addFoundLocked(key string, h uint32, primary int32, ok bool, pos uint32, d Delta[T]) (int32, int32) {
 	switch {
 	case !ok:
 		var unindexed bool

@@ -27,7 +27,7 @@ type flight struct {
 type harness struct {
 	t       *testing.T
 	ctx     context.Context
-	f       *deltafifo.DeltaFIFO[thing]
+	f       fifo
 	m       *model
 	cache   *known // the consumer's cache, whether or not the FIFO sees it
 	flights []*flight
@@ -48,7 +48,10 @@ func newHarness(t *testing.T, opts byte) *harness {
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second) // guards against a hang only
 	t.Cleanup(cancel)
-	f := deltafifo.New(thingKey, o)
+	var f fifo = deltafifo.New(thingKey, o)
+	if opts&16 != 0 {
+		f = newObjectFIFO(o) // keyed by keys.Of: keys built on the stack
+	}
 	if opts&8 != 0 {
 		f.SetKeepSlots(0) // a drained FIFO may release its slots, however few
 	}
@@ -243,17 +246,23 @@ func (h *harness) drain() {
 }
 
 func FuzzDeltaFIFO(f *testing.F) {
-	f.Add([]byte{1, 0, 0, 1, 1, 5, 0, 3, 1, 5, 0, 2, 0, 7, 0})
-	f.Add([]byte{1, 3, 0x1f, 0, 1, 5, 0, 2, 1, 3, 0x02, 8, 0, 5, 0, 7, 0})
-	f.Add([]byte{5, 0, 0, 0, 1, 0, 2, 6, 3, 1, 0, 2, 3, 0, 4, 0, 8, 1, 7, 0})
-	f.Add([]byte{7, 0, 0, 3, 0x03, 0, 1, 5, 0, 2, 1, 3, 0, 9, 0, 7, 0, 5, 0})
-	f.Add([]byte{1, 3, 0x60, 0, 0x81, 3, 0x01, 4, 0, 6, 2, 7, 1})
-	f.Add([]byte{9, 3, 0x1f, 6, 3, 5, 0, 7, 0, 5, 0, 3, 0x03, 0, 1, 5, 0, 8, 0, 2, 1, 7, 0, 5, 0, 4, 0})
-	// Drains that release the slots of a list, then keep those of smaller
-	// rounds.
-	f.Add([]byte{9, 3, 0x1f, 6, 3, 7, 0, 5, 0, 7, 0, 5, 0, 0, 0, 0, 1, 5, 0, 7, 0, 5, 0, 7, 0, 5, 0, 1, 2, 5, 0, 7, 0, 5, 0})
-	// Adds and updates, a pop in flight while more arrive, its end.
-	f.Add([]byte{1, 0, 0x40, 1, 0x41, 0, 0x61, 0, 0x42, 5, 0, 1, 0x40, 2, 0x42, 7, 0})
+	seeds := [][]byte{
+		{1, 0, 0, 1, 1, 5, 0, 3, 1, 5, 0, 2, 0, 7, 0},
+		{1, 3, 0x1f, 0, 1, 5, 0, 2, 1, 3, 0x02, 8, 0, 5, 0, 7, 0},
+		{5, 0, 0, 0, 1, 0, 2, 6, 3, 1, 0, 2, 3, 0, 4, 0, 8, 1, 7, 0},
+		{7, 0, 0, 3, 0x03, 0, 1, 5, 0, 2, 1, 3, 0, 9, 0, 7, 0, 5, 0},
+		{1, 3, 0x60, 0, 0x81, 3, 0x01, 4, 0, 6, 2, 7, 1},
+		{9, 3, 0x1f, 6, 3, 5, 0, 7, 0, 5, 0, 3, 0x03, 0, 1, 5, 0, 8, 0, 2, 1, 7, 0, 5, 0, 4, 0},
+		// Drains that release the slots of a list, then keep those of
+		// smaller rounds.
+		{9, 3, 0x1f, 6, 3, 7, 0, 5, 0, 7, 0, 5, 0, 0, 0, 0, 1, 5, 0, 7, 0, 5, 0, 7, 0, 5, 0, 1, 2, 5, 0, 7, 0, 5, 0},
+		// Adds and updates, a pop in flight while more arrive, its end.
+		{1, 0, 0x40, 1, 0x41, 0, 0x61, 0, 0x42, 5, 0, 1, 0x40, 2, 0x42, 7, 0},
+	}
+	for _, seed := range seeds {
+		f.Add(seed)
+		f.Add(append([]byte{seed[0] | 16}, seed[1:]...)) // the same, keyed by keys.Of
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) == 0 {
 			return

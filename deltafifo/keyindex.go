@@ -19,17 +19,24 @@ type indexEntry struct {
 	slot int32
 }
 
-// minIndexEntries is the size of a keyIndex's first table.
-const minIndexEntries = 16
+// minIndexEntries is the size of a keyIndex's first table. A FIFO whose
+// consumer keeps up holds a few keys at a time, idle ones included: in a
+// table this size their runs are short, so that a lookup or a removal
+// probes about one entry.
+const minIndexEntries = 64
 
 func newKeyIndex() keyIndex { return keyIndex{seed: maphash.MakeSeed()} }
 
 // hash returns the hash bits of key that the index stores and places it by.
 func (x *keyIndex) hash(key string) uint32 { return uint32(maphash.String(x.seed, key)) }
 
-// get returns the slot of key, whose hash is h, and reports whether key is
-// indexed. If it is not, pos is where putAt can index it.
-func get[T any](x *keyIndex, ss *slots[T], key string, h uint32) (slot int32, ok bool, pos uint32) {
+// hashBytes returns hash(string(key)).
+func (x *keyIndex) hashBytes(key []byte) uint32 { return uint32(maphash.Bytes(x.seed, key)) }
+
+// get returns the slot of key, a string or the bytes of one, whose hash is
+// h, and reports whether key is indexed. If it is not, pos is where putAt
+// can index it.
+func get[T any, K string | []byte](x *keyIndex, ss *slots[T], key K, h uint32) (slot int32, ok bool, pos uint32) {
 	mask := uint32(len(x.entries) - 1)
 	if x.n == 0 {
 		return 0, false, h & mask
@@ -39,7 +46,7 @@ func get[T any](x *keyIndex, ss *slots[T], key string, h uint32) (slot int32, ok
 		if e.slot == 0 {
 			return 0, false, p
 		}
-		if e.hash == h && ss.at(e.slot).key == key {
+		if e.hash == h && ss.at(e.slot).key == string(key) {
 			return e.slot, true, p
 		}
 	}

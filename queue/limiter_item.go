@@ -10,8 +10,8 @@ import (
 // item since it was last forgotten returns base·2^(n-1), capped. It is safe
 // for simultaneous use by multiple goroutines.
 type TypedItemExponentialFailureRateLimiter[K comparable] struct {
-	mu       sync.Mutex
-	failures counts[K] // When calls per item since its last Forget
+	mu       sync.Mutex // guards failures
+	failures counts[K]  // When calls per item since its last Forget
 
 	baseDelay time.Duration
 	maxDelay  time.Duration
@@ -68,8 +68,8 @@ func (r *TypedItemExponentialFailureRateLimiter[K]) NumRequeues(item K) int {
 // slowly: its first maxFastAttempts delays are fastDelay, the following ones
 // slowDelay. It is safe for simultaneous use by multiple goroutines.
 type TypedItemFastSlowRateLimiter[K comparable] struct {
-	mu       sync.Mutex
-	failures counts[K] // When calls per item since its last Forget
+	mu       sync.Mutex // guards failures
+	failures counts[K]  // When calls per item since its last Forget
 
 	fastDelay       time.Duration
 	slowDelay       time.Duration

@@ -41,9 +41,20 @@ type Options struct {
 // A Queue must be created with [New] and must not be copied. It is safe for
 // simultaneous use by multiple goroutines.
 type Queue[K comparable] struct {
-	mu   sync.Mutex
-	cond sync.Cond // L is &mu; signalled when an item becomes ready or shutdown progresses
+	// Set by init and never changed.
+	epoch   time.Time // origin of the monotonic nanosecond clock used by now
+	name    string
+	logger  *slog.Logger
+	metrics Metrics // nil when Options.Metrics is nil
 
+	// mu guards every field below. cond, on mu, is signalled when an item
+	// becomes ready and broadcast as shutdown progresses and when a waiting
+	// Get's context ends.
+	mu   sync.Mutex
+	cond sync.Cond
+
+	// Items: where each item's state is.
+	//
 	// index maps each item the queue knows about to its slot: an item is
 	// here exactly while it is queued, processing or waiting (or a mix).
 	index itemIndex
@@ -51,6 +62,9 @@ type Queue[K comparable] struct {
 	// list through slot.next starting at free.
 	slots []slot[K]
 	free  int32
+
+	// Handing out: the items workers may take and those they hold.
+	//
 	// ready holds, oldest first, the slots that are queued and not processing.
 	ready ring.Ring[int32]
 	// dirty counts the slots that are both queued and processing: they join
@@ -63,8 +77,9 @@ type Queue[K comparable] struct {
 	held  [heldMax]int32
 	nheld int
 
+	// Delayed adds, used only through TypedDelayingQueue.
+	//
 	// waiting holds the slots with a pending delayed add, earliest first.
-	// It and the fields below it are used only through TypedDelayingQueue.
 	// Entries are not removed when a delayed add is superseded or
 	// cancelled: they go stale, are skipped when they surface, and are
 	// compacted away when they are the majority.
@@ -75,15 +90,12 @@ type Queue[K comparable] struct {
 	timer   *time.Timer // calls fire; created by the first AddAfter
 	timerAt int64       // when timer is due, or noTimer when it is stopped or has fired
 
-	epoch time.Time // origin of the monotonic nanosecond clock used by now
-
+	// Lifetime.
 	shuttingDown bool
 
-	name     string
-	logger   *slog.Logger
-	metrics  Metrics  // nil when Options.Metrics is nil
-	timings  []timing // parallel to slots; kept only with metrics
-	inFlight slotList // processing slots in Get order; kept only with metrics
+	// Metrics, kept only when metrics is not nil.
+	timings  []timing // parallel to slots
+	inFlight slotList // processing slots in Get order
 }
 
 // New returns an empty queue of items of type K.
