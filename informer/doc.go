@@ -110,6 +110,12 @@
 // every goroutine it started has exited, including handler calls in
 // progress: a handler that never returns keeps Run from returning.
 //
+// Run follows the shutdown rule of every Run in this module
+// (reflector.Reflector.Run, queue.TypedRateLimitingQueue.Run): the end of
+// its context is not an error, so Run returns nil then, once everything it
+// started has exited; a non-nil error means it could not run at all (here
+// [ErrStarted]) and returned at once.
+//
 // # Performance
 //
 // Handing a notification to a handler allocates nothing: notifications

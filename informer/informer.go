@@ -85,7 +85,7 @@ type Informer[T keys.Object] struct {
 
 // runner is a reflector of any source type.
 type runner interface {
-	Run(ctx context.Context)
+	Run(ctx context.Context) error
 	LastSyncResourceVersion() string
 }
 

@@ -71,6 +71,12 @@
 // 1ms on Linux. Run owns its worker goroutines and returns only after they
 // have exited.
 //
+// Run follows the shutdown rule of every Run in this module
+// (informer.Informer.Run, reflector.Reflector.Run): the end of its context
+// is not an error, so Run returns nil then, as it does when the queue has
+// shut down and handed out every item; a non-nil error means it could not
+// run at all (invalid options) and returned at once.
+//
 // Rate limiters, metric hooks and the function given to Run are never called
 // with the queue's lock held. The built-in limiters are safe for
 // simultaneous use.

@@ -104,9 +104,12 @@ func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *mems
 }
 
 // Run waits for both caches, then reconciles with workers goroutines until
-// ctx ends.
+// ctx ends, and returns nil then, like every Run of the library.
 func (c *Controller) Run(ctx context.Context, workers int) error {
 	if err := informer.WaitForCacheSync(ctx, c.fooInf, c.barInf); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before the caches synced
+		}
 		return err
 	}
 	c.log.Info("caches synced", "foos", c.fooInf.Cache().Len(), "bars", c.barInf.Cache().Len())
