@@ -9,7 +9,9 @@
 //		UpdateFunc: func(_, p *Pod) { queue.Add(key(p)) },
 //		DeleteFunc: func(d informer.Deleted[*Pod]) { queue.Add(d.Key) },
 //	})
-//	go inf.Run(ctx)
+//	var wg sync.WaitGroup
+//	defer wg.Wait() // Run returns once ctx ends and its goroutines have exited
+//	wg.Go(func() { inf.Run(ctx) })
 //	err := informer.WaitForCacheSync(ctx, reg)
 //	pod, ok := inf.Lister().Get("default", "web")
 //
