@@ -178,5 +178,9 @@
 //     SetWatchErrorHandler to call too late.
 //   - WaitForCacheSync waits on channels and returns an error naming what
 //     did not sync; client-go's polls every 100ms and returns a bool.
+//   - An informer a Factory never starts because it has shut down (For
+//     after Shutdown, or before it without a Start) fails waits,
+//     AddEventHandler and Run at once with ErrFactoryShutDown; client-go's
+//     factory hands it out and a wait for it only times out.
 //   - Logging through log/slog; context.Context instead of stop channels.
 package informer

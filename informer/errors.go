@@ -17,6 +17,12 @@ var (
 	// ErrForeignRegistration reports a Registration passed to an informer
 	// that did not create it.
 	ErrForeignRegistration = errors.New("informer: registration belongs to another informer")
+	// ErrFactoryShutDown reports a call on an informer that a Factory
+	// never started because it had shut down: one that For created after
+	// Shutdown, or before Shutdown but after the last Start. Such an
+	// informer can never sync; its Run, AddEventHandler, AddIndexers and
+	// WaitForSync return this error at once. It wraps ErrStopped.
+	ErrFactoryShutDown = fmt.Errorf("%w: factory shut down", ErrStopped)
 )
 
 // PanicError describes a panic recovered from a handler. The informer

@@ -37,7 +37,7 @@ func (inf *Informer[T]) AddEventHandlerWithOptions(h Handler[T], opts HandlerOpt
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	if inf.stopped {
-		return nil, ErrStopped
+		return nil, inf.stoppedErrLocked()
 	}
 	inf.sequence++
 	name := opts.Name
