@@ -81,7 +81,7 @@
 // full handler's registration or stopping the informer ends the wait.
 //
 // A handler that panics loses that one notification: the panic is
-// recovered and reported to Options.ErrorHandler as a *PanicError, and
+// recovered and reported to Options.ErrorHandler as a *HandlerPanicError, and
 // the next notification is delivered at once.
 //
 // A Factory holds one informer per source, shared by all the controllers of

@@ -171,7 +171,7 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 // logError is the default ErrorHandler. A handler panic is logged with
 // its stack.
 func (inf *Informer[T]) logError(ctx context.Context, err error) {
-	if pe, ok := errors.AsType[*PanicError](err); ok {
+	if pe, ok := errors.AsType[*HandlerPanicError](err); ok {
 		inf.logger.ErrorContext(ctx, "handler panicked", "err", err, "stack", string(pe.Stack))
 		return
 	}

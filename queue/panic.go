@@ -6,33 +6,37 @@ import (
 	"runtime/debug"
 )
 
-// call calls process, turning a panic into a *PanicError.
+// call calls process, turning a panic into a *ProcessPanicError.
 func call[K comparable](ctx context.Context, item K, process func(context.Context, K) (Result, error)) (res Result, err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			res, err = Result{}, newPanicError(v)
+			res, err = Result{}, newProcessPanicError(v)
 		}
 	}()
 	return process(ctx, item)
 }
 
-// PanicError is the error a worker started by Run reports when process
-// panics.
-type PanicError struct {
+// ProcessPanicError describes a panic recovered from the process function
+// of [TypedRateLimitingQueue.Run]. Run logs it with its stack and retries
+// the item like any other failure. Its counterpart for informer event
+// handlers is informer.HandlerPanicError.
+type ProcessPanicError struct {
+	// Value is the panic value, formatted with fmt.Sprint.
+	Value string
 	// Stack is the stack trace of the panicking goroutine.
 	Stack []byte
 
-	msg string
 	err error // the panic value, if it is an error
 }
 
-func newPanicError(v any) *PanicError {
+func newProcessPanicError(v any) *ProcessPanicError {
 	err, _ := v.(error)
-	return &PanicError{Stack: debug.Stack(), msg: fmt.Sprint(v), err: err}
+	return &ProcessPanicError{Value: fmt.Sprint(v), Stack: debug.Stack(), err: err}
 }
 
-// Error returns "queue: panic: " followed by the panic value.
-func (e *PanicError) Error() string { return "queue: panic: " + e.msg }
+// Error returns "queue: process panicked: " followed by the panic value,
+// without the stack.
+func (e *ProcessPanicError) Error() string { return "queue: process panicked: " + e.Value }
 
 // Unwrap returns the panic value if it is an error, and nil otherwise.
-func (e *PanicError) Unwrap() error { return e.err }
+func (e *ProcessPanicError) Unwrap() error { return e.err }

@@ -55,7 +55,7 @@ type RunOptions[K comparable] struct {
 //   - an error matching [ErrTerminal] (see [TerminalError]): Run calls
 //     Forget, logs the error at the level opts.ErrorLevel picks and calls
 //     opts.GiveUp; the item is not retried ([Terminal]);
-//   - any other error, or a panic (reported as a [*PanicError]): Run logs
+//   - any other error, or a panic (reported as a [*ProcessPanicError]): Run logs
 //     it and calls AddRateLimited, so the item is retried with backoff
 //     ([Failed]); after opts.MaxRetries retries it gives up instead: it
 //     calls Forget, logs the give-up once at Error and calls opts.GiveUp
@@ -161,7 +161,7 @@ func interrupted(ctx context.Context, err error) bool {
 
 // logFailure logs an error that will be retried.
 func (w worker[K]) logFailure(ctx context.Context, item K, err error) {
-	if p, ok := errors.AsType[*PanicError](err); ok {
+	if p, ok := errors.AsType[*ProcessPanicError](err); ok {
 		w.log(ctx, slog.LevelError, "queue: processing panicked, retrying", item, err, "stack", string(p.Stack))
 		return
 	}

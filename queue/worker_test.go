@@ -94,7 +94,7 @@ func TestRunRecoversPanics(t *testing.T) {
 			t.Errorf("process called %d times, want 2 (panic, then retry)", n)
 		}
 		out := buf.String()
-		for _, want := range []string{"panicked", "queue=panicky", "item=1", "queue: panic: boom", "worker_test.go"} {
+		for _, want := range []string{"panicked", "queue=panicky", "item=1", "queue: process panicked: boom", "worker_test.go"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("log %q does not contain %q", out, want)
 			}
@@ -115,12 +115,12 @@ func TestPanicError(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run() = %v", err)
 		}
-		p, ok := errors.AsType[*queue.PanicError](got)
+		p, ok := errors.AsType[*queue.ProcessPanicError](got)
 		if !ok {
-			t.Fatalf("reported error %v is not a *PanicError", got)
+			t.Fatalf("reported error %v is not a *ProcessPanicError", got)
 		}
-		if !errors.Is(got, cause) || p.Error() != "queue: panic: boom" || len(p.Stack) == 0 {
-			t.Errorf("PanicError = %q (Is cause: %v, stack %d bytes)", p.Error(), errors.Is(got, cause), len(p.Stack))
+		if !errors.Is(got, cause) || p.Value != "boom" || p.Error() != "queue: process panicked: boom" || len(p.Stack) == 0 {
+			t.Errorf("ProcessPanicError = %q (Is cause: %v, stack %d bytes)", p.Error(), errors.Is(got, cause), len(p.Stack))
 		}
 	})
 }
