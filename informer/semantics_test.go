@@ -420,6 +420,9 @@ func TestRemoveEventHandler(t *testing.T) {
 		if err := other.RemoveEventHandler(reg); !errors.Is(err, informer.ErrForeignRegistration) {
 			t.Errorf("RemoveEventHandler() on another informer = %v, want ErrForeignRegistration", err)
 		}
+		if err := inf.RemoveEventHandler(nil); err == nil || errors.Is(err, informer.ErrForeignRegistration) || !strings.Contains(err.Error(), "got nil") {
+			t.Errorf("RemoveEventHandler(nil) = %v, want an error that says it got nil", err)
+		}
 	})
 }
 

@@ -55,11 +55,11 @@ type RunOptions[K comparable] struct {
 //   - an error matching [ErrTerminal] (see [TerminalError]): Run calls
 //     Forget, logs the error at the level opts.ErrorLevel picks and calls
 //     opts.GiveUp; the item is not retried ([Terminal]);
-//   - any other error, or a panic (reported as a [*ProcessPanicError]): Run logs
-//     it and calls AddRateLimited, so the item is retried with backoff
-//     ([Failed]); after opts.MaxRetries retries it gives up instead: it
-//     calls Forget, logs the give-up once at Error and calls opts.GiveUp
-//     ([GaveUp]).
+//   - any other error, or a panic (reported as a [*ProcessPanicError]):
+//     Run logs it and calls AddRateLimited, so the item is retried with
+//     backoff ([Failed]); after opts.MaxRetries retries it gives up
+//     instead: it calls Forget, logs the give-up once at Error and calls
+//     opts.GiveUp ([GaveUp]).
 //
 // With a non-nil error the Result is ignored. An error caused by the end of
 // ctx (one matching ctx.Err() once ctx has ended) is retried, logged at

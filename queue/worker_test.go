@@ -215,3 +215,23 @@ func TestRunNeverConcurrentPerItem(t *testing.T) {
 		}
 	}
 }
+
+// A queue without a name logs no queue attribute rather than queue="".
+func TestRunLogsNameOnlyIfSet(t *testing.T) {
+	for _, name := range []string{"", "pods"} {
+		t.Run("name="+name, func(t *testing.T) {
+			var buf bytes.Buffer
+			q := queue.NewTypedRateLimitingQueue[string](nil, queue.Options{Name: name, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+			q.Add("a")
+			q.ShutDown()
+			fail := func(context.Context, string) (queue.Result, error) { return queue.Result{}, queue.TerminalError(nil) }
+			if err := q.Run(context.Background(), fail, queue.RunOptions[string]{}); err != nil {
+				t.Fatalf("Run() = %v", err)
+			}
+			out := buf.String()
+			if got, want := strings.Contains(out, "queue="), name != ""; got != want || !strings.Contains(out, "item=a") {
+				t.Errorf("log %q: has a queue attribute: %v, want %v", out, got, want)
+			}
+		})
+	}
+}
