@@ -40,8 +40,9 @@ type FactoryOptions struct {
 // two resources of the Kubernetes metadata client, whose objects have one
 // Go type.
 //
-// A Factory is safe for simultaneous use by multiple goroutines. Use
-// NewFactory to create one.
+// A Factory is safe for simultaneous use by multiple goroutines. Its zero
+// value is an empty factory with the default options, as
+// NewFactory(FactoryOptions{}) returns.
 type Factory struct {
 	opts FactoryOptions
 
@@ -106,6 +107,9 @@ func ForWithOptions[T keys.Object](f *Factory, src reflector.ListerWatcher[T], o
 	key, shared := sourceKeyOf(src)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.bySource == nil { // a zero Factory
+		f.bySource = make(map[sourceKey]member)
+	}
 	if m, ok := f.bySource[key]; ok && shared {
 		// Every key holds T's type, and only this function stores into
 		// the map, always an *Informer[T] under a key of T: the

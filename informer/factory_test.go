@@ -133,6 +133,26 @@ func TestFactoryNeverStarted(t *testing.T) {
 	}
 }
 
+// A zero Factory works like NewFactory(FactoryOptions{}).
+func TestFactoryZeroValue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var f informer.Factory
+		defer f.Shutdown()
+		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1))
+		inf := informer.For(&f, src)
+		if again := informer.For(&f, src); again != inf {
+			t.Error("For() on a zero Factory returned a second informer for the same source")
+		}
+		f.Start(t.Context())
+		if err := f.WaitForSync(t.Context()); err != nil {
+			t.Fatalf("WaitForSync() = %v", err)
+		}
+		if got := inf.Cache().Len(); got != 1 {
+			t.Errorf("Cache().Len() = %d, want 1", got)
+		}
+	})
+}
+
 // identified is a source with an Identity.
 type identified struct {
 	*memsource.Source[*obj]
