@@ -72,13 +72,16 @@ type RunOptions[K comparable] struct {
 // cases only after every worker has returned (process sees ctx, so a long
 // call can end early). Run does not shut the queue down; call ShutDown or
 // ShutDownWithDrain for that. It returns an error, at once and without
-// processing anything, if opts.Workers is negative or process is nil.
+// processing anything, if opts.Workers is negative, process is nil or q is
+// a zero queue.
 func (q *TypedRateLimitingQueue[K]) Run(ctx context.Context, process func(context.Context, K) (Result, error), opts RunOptions[K]) error {
 	switch {
 	case opts.Workers < 0:
 		return fmt.Errorf("queue: RunOptions.Workers must not be negative, got %d", opts.Workers)
 	case process == nil:
 		return errors.New("queue: Run needs a process function, got nil")
+	case q.limiter == nil:
+		return errors.New(notMade)
 	}
 	if ctx.Done() != nil {
 		defer context.AfterFunc(ctx, q.wake)()
