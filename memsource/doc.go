@@ -62,8 +62,8 @@
 // are not numbers.
 //
 // Faults. Faults, set in Options or at run time with SetFaults, close every
-// watch after N events, fail the next lists or watches with a chosen error,
-// expire the next watches, and delay lists and watches. Compact drops the
+// watch after N events, fail the next lists (List calls and streaming
+// watches alike) or watches with a chosen error, expire the next watches, and delay lists and watches. Compact drops the
 // history; CloseWatches ends every watch now. Delays use timers and the
 // call's context, so tests run them in a testing/synctest bubble without
 // waiting.
