@@ -27,7 +27,9 @@
 // Delete of a missing key fail with ErrNotFound; an Update whose object
 // carries a version other than the stored one fails with ErrConflict
 // (optimistic concurrency, as with the API server); an empty version
-// updates unconditionally. Failures change nothing and wrap the key. Keys
+// updates unconditionally. Delete takes a key and DeleteObject an object
+// (only its key matters); neither checks versions. Failures change
+// nothing and wrap the key. Keys
 // come from Options.KeyFunc, by default keys.Of; an
 // object whose key cannot be computed (a nil pointer included) is an
 // error, never a panic.
