@@ -1,6 +1,7 @@
 package indexer
 
 import (
+	"errors"
 	"fmt"
 	"hash/maphash"
 	"reflect"
@@ -133,14 +134,29 @@ func (x *Indexer[T]) key(obj T) (string, error) {
 	return key, nil
 }
 
+// isNilPointer reports whether obj, of a pointer type T, is nil. Converting
+// a pointer to an interface does not allocate, and two interfaces holding
+// pointers compare by type and address.
+func isNilPointer[T any](obj T) bool {
+	var zero T
+	return any(obj) == any(zero)
+}
+
 // keyError wraps an error of the key function.
 func (x *Indexer[T]) keyError(err error) error {
 	return fmt.Errorf("indexer: computing key: %w", err)
 }
 
+// errNilObject is returned by the writes given a nil pointer.
+var errNilObject = errors.New("indexer: the object is a nil pointer")
+
 // writeKey computes the key of obj for a write: on the stack, in buf, when
-// the key function is keys.Of; otherwise with the key function.
+// the key function is keys.Of; otherwise with the key function. A nil
+// pointer is an error, before any key function sees it.
 func (x *Indexer[T]) writeKey(obj T, buf []byte) (key string, kb []byte, h uint32, err error) {
+	if x.lockFree && isNilPointer(obj) {
+		return "", nil, 0, errNilObject
+	}
 	if x.objectKeys {
 		return x.objectKey(obj, buf)
 	}

@@ -11,8 +11,8 @@ const inlineIndexes = 4
 
 // Add stores obj under its key, replacing any object already stored there.
 // It is the same operation as Update; both names exist because callers
-// think in events. If the key function or an IndexFunc fails, Add returns the
-// error and changes nothing.
+// think in events. If obj is a nil pointer, or the key function or an
+// IndexFunc fails, Add returns an error and changes nothing.
 func (x *Indexer[T]) Add(obj T) error {
 	var buf [maxStackKey]byte
 	key, kb, h, err := x.writeKey(obj, buf[:0])
@@ -29,8 +29,8 @@ func (x *Indexer[T]) Update(obj T) error {
 }
 
 // Delete removes the object stored under obj's key, if any. Only the key of
-// obj matters, not its content. If the key function fails, Delete returns the
-// error and changes nothing.
+// obj matters, not its content. If obj is a nil pointer or the key function
+// fails, Delete returns an error and changes nothing.
 func (x *Indexer[T]) Delete(obj T) error {
 	var buf [maxStackKey]byte
 	key, kb, h, err := x.writeKey(obj, buf[:0])
@@ -122,12 +122,15 @@ func (x *Indexer[T]) deleteKey(key string, kb []byte, h uint32) (old T, existed 
 
 // Replace atomically replaces the whole content of the Indexer with objs
 // and rebuilds every index. When two objects share a key, the later one
-// wins. Everything is computed before the swap, without the lock; if the
-// key function or an IndexFunc fails, Replace returns the error and changes
-// nothing.
+// wins. Everything is computed before the swap, without the lock; if an
+// object is a nil pointer, or the key function or an IndexFunc fails,
+// Replace returns an error and changes nothing.
 func (x *Indexer[T]) Replace(objs []T) error {
 	t := newTable[T](len(objs), x.seed, x.lockFree)
 	for _, obj := range objs {
+		if x.lockFree && isNilPointer(obj) {
+			return errNilObject
+		}
 		key, err := x.key(obj)
 		if err != nil {
 			return err

@@ -9,7 +9,9 @@
 //		UpdateFunc: func(_, p *Pod) { queue.Add(key(p)) },
 //		DeleteFunc: func(d informer.Deleted[*Pod]) { queue.Add(d.Key) },
 //	})
-//	go inf.Run(ctx)
+//	var wg sync.WaitGroup
+//	defer wg.Wait() // Run returns once ctx ends and its goroutines have exited
+//	wg.Go(func() { inf.Run(ctx) })
 //	err := informer.WaitForCacheSync(ctx, reg)
 //	pod, ok := inf.Lister().Get("default", "web")
 //
@@ -79,7 +81,7 @@
 // full handler's registration or stopping the informer ends the wait.
 //
 // A handler that panics loses that one notification: the panic is
-// recovered and reported to Options.ErrorHandler as a *PanicError, and
+// recovered and reported to Options.ErrorHandler as a *HandlerPanicError, and
 // the next notification is delivered at once.
 //
 // A Factory holds one informer per source, shared by all the controllers of
@@ -109,6 +111,12 @@
 // must be fast and must not add or remove handlers. Run returns only when
 // every goroutine it started has exited, including handler calls in
 // progress: a handler that never returns keeps Run from returning.
+//
+// Run follows the shutdown rule of every Run in this module
+// (reflector.Reflector.Run, queue.TypedRateLimitingQueue.Run): the end of
+// its context is not an error, so Run returns nil then, once everything it
+// started has exited; a non-nil error means it could not run at all (here
+// [ErrStarted]) and returned at once.
 //
 // # Performance
 //
@@ -170,5 +178,9 @@
 //     SetWatchErrorHandler to call too late.
 //   - WaitForCacheSync waits on channels and returns an error naming what
 //     did not sync; client-go's polls every 100ms and returns a bool.
+//   - An informer a Factory never starts because it has shut down (For
+//     after Shutdown, or before it without a Start) fails waits,
+//     AddEventHandler and Run at once with ErrFactoryShutDown; client-go's
+//     factory hands it out and a wait for it only times out.
 //   - Logging through log/slog; context.Context instead of stop channels.
 package informer

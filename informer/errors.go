@@ -17,12 +17,19 @@ var (
 	// ErrForeignRegistration reports a Registration passed to an informer
 	// that did not create it.
 	ErrForeignRegistration = errors.New("informer: registration belongs to another informer")
+	// ErrFactoryShutDown reports a call on an informer that a Factory
+	// never started because it had shut down: one that For created after
+	// Shutdown, or before Shutdown but after the last Start. Such an
+	// informer can never sync; its Run, AddEventHandler, AddIndexers and
+	// WaitForSync return this error at once. It wraps ErrStopped.
+	ErrFactoryShutDown = fmt.Errorf("%w: factory shut down", ErrStopped)
 )
 
-// PanicError describes a panic recovered from a handler. The informer
-// skips the notification that caused it and goes on with the next one;
-// it reports the panic to Options.ErrorHandler.
-type PanicError struct {
+// HandlerPanicError describes a panic recovered from an event handler.
+// The informer skips the notification that caused it and goes on with the
+// next one; it reports the panic to Options.ErrorHandler. Its counterpart
+// for the work queue's process function is queue.ProcessPanicError.
+type HandlerPanicError struct {
 	// Handler is the name of the registration whose handler panicked.
 	Handler string
 	// Method is the handler method that panicked: "OnAdd", "OnUpdate" or
@@ -37,6 +44,6 @@ type PanicError struct {
 }
 
 // Error returns a one-line description of the panic, without the stack.
-func (e *PanicError) Error() string {
+func (e *HandlerPanicError) Error() string {
 	return fmt.Sprintf("informer: handler %s panicked in %s for key %q: %s", e.Handler, e.Method, e.Key, e.Value)
 }

@@ -40,8 +40,9 @@ type FactoryOptions struct {
 // two resources of the Kubernetes metadata client, whose objects have one
 // Go type.
 //
-// A Factory is safe for simultaneous use by multiple goroutines. Use
-// NewFactory to create one.
+// A Factory is safe for simultaneous use by multiple goroutines. Its zero
+// value is an empty factory with the default options, as
+// NewFactory(FactoryOptions{}) returns.
 type Factory struct {
 	opts FactoryOptions
 
@@ -58,6 +59,7 @@ type Factory struct {
 type member interface {
 	Syncer
 	Run(ctx context.Context) error
+	neverRun(cause error)
 }
 
 // sourceKey identifies the source of a factory's informer: its object type
@@ -105,6 +107,9 @@ func ForWithOptions[T keys.Object](f *Factory, src reflector.ListerWatcher[T], o
 	key, shared := sourceKeyOf(src)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.bySource == nil { // a zero Factory
+		f.bySource = make(map[sourceKey]member)
+	}
 	if m, ok := f.bySource[key]; ok && shared {
 		// Every key holds T's type, and only this function stores into
 		// the map, always an *Informer[T] under a key of T: the
@@ -128,6 +133,9 @@ func ForWithOptions[T keys.Object](f *Factory, src reflector.ListerWatcher[T], o
 		f.bySource[key] = inf
 	}
 	f.members = append(f.members, inf)
+	if f.shutdown {
+		inf.neverRun(ErrFactoryShutDown)
+	}
 	return inf
 }
 
@@ -154,13 +162,17 @@ func (f *Factory) Start(ctx context.Context) {
 }
 
 // Shutdown stops every informer the factory started and waits until all
-// their goroutines have exited. Informers created afterwards are never
-// started. Shutdown is idempotent.
+// their goroutines have exited. Informers it had not started, and those
+// For creates afterwards, are never started: waiting for them to sync
+// fails at once with ErrFactoryShutDown. Shutdown is idempotent.
 func (f *Factory) Shutdown() {
 	f.mu.Lock()
 	f.shutdown = true
 	for _, cancel := range f.cancels {
 		cancel()
+	}
+	for _, m := range f.members[f.started:] {
+		m.neverRun(ErrFactoryShutDown)
 	}
 	f.mu.Unlock()
 	f.wg.Wait()
@@ -183,7 +195,9 @@ func (f *Factory) HasSynced() bool {
 // WaitForSync waits until every informer the factory started has
 // synced. If ctx ends first, or an informer stops first, it returns an
 // error naming the informers that had not synced (see the package
-// function WaitForCacheSync).
+// function WaitForCacheSync). After Shutdown it also waits for the
+// informers the factory never started, which fail with
+// ErrFactoryShutDown.
 func (f *Factory) WaitForSync(ctx context.Context) error {
 	ms := f.startedMembers()
 	syncers := make([]Syncer, len(ms))
@@ -193,9 +207,13 @@ func (f *Factory) WaitForSync(ctx context.Context) error {
 	return WaitForCacheSync(ctx, syncers...)
 }
 
-// startedMembers returns the informers started so far.
+// startedMembers returns the informers started so far, and after
+// Shutdown every informer, since none will start.
 func (f *Factory) startedMembers() []member {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.shutdown {
+		return f.members[:len(f.members):len(f.members)]
+	}
 	return f.members[:f.started:f.started]
 }

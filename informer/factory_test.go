@@ -1,7 +1,10 @@
 package informer_test
 
 import (
+	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"testing/synctest"
 
@@ -82,6 +85,70 @@ func TestFactoryShutdown(t *testing.T) {
 		synctest.Wait()
 		if late.HasSynced() {
 			t.Error("Start after Shutdown started an informer")
+		}
+	})
+}
+
+// An informer the factory never starts because it has shut down, whether
+// For created it before Shutdown or after, reports ErrFactoryShutDown at
+// once instead of waiting for a sync that cannot happen.
+func TestFactoryNeverStarted(t *testing.T) {
+	for _, createdAfter := range []bool{false, true} {
+		t.Run(fmt.Sprint("created after Shutdown: ", createdAfter), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := informer.NewFactory(informer.FactoryOptions{})
+				started := informer.For(f, newSource(t, memsource.Options[*obj]{}, newObj("a", 1)))
+				f.Start(t.Context())
+				if err := f.WaitForSync(t.Context()); err != nil {
+					t.Fatalf("WaitForSync() = %v", err)
+				}
+				var inf *informer.Informer[*other]
+				src := memsource.New(memsource.Options[*other]{})
+				if !createdAfter {
+					inf = informer.For(f, src)
+				}
+				f.Shutdown()
+				if createdAfter {
+					inf = informer.For(f, src)
+				}
+
+				if err := inf.WaitForSync(t.Context()); !errors.Is(err, informer.ErrFactoryShutDown) || !errors.Is(err, informer.ErrStopped) {
+					t.Errorf("WaitForSync() = %v, want ErrFactoryShutDown (an ErrStopped)", err)
+				}
+				err := informer.WaitForCacheSync(t.Context(), started, inf)
+				if !errors.Is(err, informer.ErrFactoryShutDown) || !strings.Contains(err.Error(), "factory shut down") || !strings.Contains(err.Error(), inf.Name()) {
+					t.Errorf("WaitForCacheSync() = %v, want it to name %s and say the factory shut down", err, inf.Name())
+				}
+				if err := f.WaitForSync(t.Context()); !errors.Is(err, informer.ErrFactoryShutDown) {
+					t.Errorf("factory WaitForSync() = %v, want ErrFactoryShutDown", err)
+				}
+				if _, err := inf.AddEventHandler(informer.HandlerFuncs[*other]{}); !errors.Is(err, informer.ErrFactoryShutDown) {
+					t.Errorf("AddEventHandler() = %v, want ErrFactoryShutDown", err)
+				}
+				if err := inf.Run(t.Context()); !errors.Is(err, informer.ErrFactoryShutDown) {
+					t.Errorf("Run() = %v, want ErrFactoryShutDown", err)
+				}
+			})
+		})
+	}
+}
+
+// A zero Factory works like NewFactory(FactoryOptions{}).
+func TestFactoryZeroValue(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var f informer.Factory
+		defer f.Shutdown()
+		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1))
+		inf := informer.For(&f, src)
+		if again := informer.For(&f, src); again != inf {
+			t.Error("For() on a zero Factory returned a second informer for the same source")
+		}
+		f.Start(t.Context())
+		if err := f.WaitForSync(t.Context()); err != nil {
+			t.Fatalf("WaitForSync() = %v", err)
+		}
+		if got := inf.Cache().Len(); got != 1 {
+			t.Errorf("Cache().Len() = %d, want 1", got)
 		}
 	})
 }

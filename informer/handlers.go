@@ -1,6 +1,7 @@
 package informer
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 
@@ -37,7 +38,7 @@ func (inf *Informer[T]) AddEventHandlerWithOptions(h Handler[T], opts HandlerOpt
 	inf.mu.Lock()
 	defer inf.mu.Unlock()
 	if inf.stopped {
-		return nil, ErrStopped
+		return nil, inf.stoppedErrLocked()
 	}
 	inf.sequence++
 	name := opts.Name
@@ -89,10 +90,13 @@ func (inf *Informer[T]) addListenerLocked(l *fanout.Listener[T]) {
 // RemoveEventHandler stops delivering notifications to the handler of
 // reg and drops those pending. A handler call in progress finishes; wait
 // on reg.Done to know when. Removing a registration twice does nothing;
-// a registration from another informer is an error
-// (ErrForeignRegistration).
+// a nil registration is an error, and so is a registration from another
+// informer (ErrForeignRegistration).
 func (inf *Informer[T]) RemoveEventHandler(reg *Registration[T]) error {
-	if reg == nil || reg.owner != inf {
+	if reg == nil {
+		return errors.New("informer: RemoveEventHandler needs the Registration that AddEventHandler returned, got nil")
+	}
+	if reg.owner != inf {
 		return ErrForeignRegistration
 	}
 	// Stopping first releases a processing goroutine blocked on this

@@ -59,6 +59,10 @@ type Informer[T keys.Object] struct {
 
 	// stoppedCh is closed when the informer stops.
 	stoppedCh chan struct{}
+	// stopErr, if set, is why the informer stopped without running
+	// (ErrFactoryShutDown); it is set under mu before stoppedCh is closed
+	// and never changes after.
+	stopErr error
 
 	// deltaMu guards the cache's writes and isSynced's change: it is held
 	// while a batch of deltas (or a watch event, see route) is applied to
@@ -85,7 +89,7 @@ type Informer[T keys.Object] struct {
 
 // runner is a reflector of any source type.
 type runner interface {
-	Run(ctx context.Context)
+	Run(ctx context.Context) error
 	LastSyncResourceVersion() string
 }
 
@@ -167,7 +171,7 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 // logError is the default ErrorHandler. A handler panic is logged with
 // its stack.
 func (inf *Informer[T]) logError(ctx context.Context, err error) {
-	if pe, ok := errors.AsType[*PanicError](err); ok {
+	if pe, ok := errors.AsType[*HandlerPanicError](err); ok {
 		inf.logger.ErrorContext(ctx, "handler panicked", "err", err, "stack", string(pe.Stack))
 		return
 	}
@@ -187,7 +191,35 @@ func (inf *Informer[T]) HasSynced() bool { return inf.isSynced.Load() }
 // returns ctx.Err() if ctx ends first, and ErrStopped if the informer
 // stops first.
 func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
-	return waitSynced(ctx, inf.synced, inf.stoppedCh, nil)
+	err := waitSynced(ctx, inf.synced, inf.stoppedCh, nil)
+	if err == ErrStopped {
+		inf.mu.Lock()
+		err = inf.stoppedErrLocked()
+		inf.mu.Unlock()
+	}
+	return err
+}
+
+// stoppedErrLocked returns the error that calls made after the informer
+// stopped report.
+func (inf *Informer[T]) stoppedErrLocked() error {
+	if inf.stopErr != nil {
+		return inf.stopErr
+	}
+	return ErrStopped
+}
+
+// neverRun stops an informer that has not run and never will, for cause.
+// It does nothing if the informer has started.
+func (inf *Informer[T]) neverRun(cause error) {
+	inf.mu.Lock()
+	if inf.started || inf.stopped {
+		inf.mu.Unlock()
+		return
+	}
+	inf.stopErr = cause
+	inf.mu.Unlock()
+	inf.stop()
 }
 
 // LastSyncResourceVersion returns the resource version of the last list
@@ -216,10 +248,10 @@ func (inf *Informer[T]) Cache() Cache[T] { return Cache[T]{inf.cache} }
 // and as indexer.Indexer.AddIndexers does otherwise.
 func (inf *Informer[T]) AddIndexers(indexers indexer.Indexers[T]) error {
 	inf.mu.Lock()
-	stopped := inf.stopped
+	stopped, err := inf.stopped, inf.stoppedErrLocked()
 	inf.mu.Unlock()
 	if stopped {
-		return ErrStopped
+		return err
 	}
 	return inf.cache.AddIndexers(indexers)
 }

@@ -4,14 +4,14 @@ import "github.com/typedcache/typedcache/internal/fanout"
 
 // newListener returns the listener of a registration named name: it
 // buffers notifications as buf says, calls h for each, and reports h's
-// panics to the error handler as *PanicError.
+// panics to the error handler as *HandlerPanicError.
 func (inf *Informer[T]) newListener(h Handler[T], name string, buf BufferOptions) *fanout.Listener[T] {
 	opts := fanout.Options{Limit: buf.Size, Overflow: fanout.Block}
 	if buf.Overflow == Coalesce {
 		opts.Overflow = fanout.Coalesce
 	}
 	report := func(p fanout.Panic) {
-		inf.reportError(&PanicError{Handler: name, Method: method(p.Kind), Key: p.Key, Value: p.Value, Stack: p.Stack})
+		inf.reportError(&HandlerPanicError{Handler: name, Method: method(p.Kind), Key: p.Key, Value: p.Value, Stack: p.Stack})
 	}
 	return fanout.NewListener(deliverTo(h), report, opts)
 }

@@ -60,7 +60,7 @@ type Options[T keys.Object] struct {
 	// recovers from: failed lists and watches (see
 	// reflector.Options.ErrorHandler), objects the cache refused (an index
 	// or key function failed; the object is skipped), and handler panics
-	// (a *PanicError; the notification is skipped). It must return
+	// (a *HandlerPanicError; the notification is skipped). It must return
 	// quickly and must not call the informer's methods that add or remove
 	// handlers. The default logs to Logger.
 	ErrorHandler func(ctx context.Context, err error)

@@ -230,6 +230,30 @@ func TestWaitForCacheSyncNamesUnsynced(t *testing.T) {
 	})
 }
 
+// A nil Syncer, untyped or a nil pointer, is reported with its position
+// instead of panicking.
+func TestWaitForCacheSyncNil(t *testing.T) {
+	var unset *informer.Informer[*obj]
+	var unsetReg *informer.Registration[*obj]
+	tests := []struct {
+		name    string
+		syncers []informer.Syncer
+		want    string
+	}{
+		{"untyped nil", []informer.Syncer{nil}, "syncer 1 of 1 is nil"},
+		{"nil informer", []informer.Syncer{informer.NewFactory(informer.FactoryOptions{}), unset}, "syncer 2 of 2 is nil"},
+		{"nil registration", []informer.Syncer{unsetReg}, "syncer 1 of 1 is nil"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := informer.WaitForCacheSync(t.Context(), tt.syncers...)
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("WaitForCacheSync() = %v, want an error saying %q", err, tt.want)
+			}
+		})
+	}
+}
+
 // Without an ErrorHandler, errors go to Options.Logger; a handler panic
 // is logged with its stack.
 func TestDefaultErrorHandlerLogs(t *testing.T) {

@@ -23,13 +23,18 @@ const batchSize = 1000
 // nothing else going on, as route details), and
 // one goroutine per handler calls it. Run blocks until ctx ends, and returns
 // only after every goroutine it started has exited (including handler
-// calls in progress). It returns nil then, and ErrStarted, at once, if Run
-// was called before.
+// calls in progress). It returns nil then, and at once ErrStarted if Run
+// was called before, or ErrFactoryShutDown for an informer its factory
+// never started.
 func (inf *Informer[T]) Run(ctx context.Context) error {
 	inf.mu.Lock()
 	if inf.started {
 		inf.mu.Unlock()
 		return ErrStarted
+	}
+	if inf.stopErr != nil {
+		inf.mu.Unlock()
+		return inf.stopErr
 	}
 	inf.started = true
 	inf.runCtx = ctx

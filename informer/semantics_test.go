@@ -376,12 +376,12 @@ func TestHandlerPanicIsRecoveredAndReported(t *testing.T) {
 		if len(reported) != 1 {
 			t.Fatalf("ErrorHandler got %d errors, want 1: %v", len(reported), reported)
 		}
-		pe, ok := errors.AsType[*informer.PanicError](reported[0])
+		pe, ok := errors.AsType[*informer.HandlerPanicError](reported[0])
 		if !ok {
-			t.Fatalf("reported error %v is not a *PanicError", reported[0])
+			t.Fatalf("reported error %v is not a *HandlerPanicError", reported[0])
 		}
 		if pe.Handler != "panicky" || pe.Method != "OnAdd" || pe.Key != "ns/bad" || pe.Value != "boom" || !strings.Contains(string(pe.Stack), "panic") {
-			t.Errorf("PanicError = %+v, want handler panicky, OnAdd, ns/bad, boom, with a stack", pe)
+			t.Errorf("HandlerPanicError = %+v, want handler panicky, OnAdd, ns/bad, boom, with a stack", pe)
 		}
 	})
 }
@@ -419,6 +419,9 @@ func TestRemoveEventHandler(t *testing.T) {
 		other := informer.New(src, quiet(t))
 		if err := other.RemoveEventHandler(reg); !errors.Is(err, informer.ErrForeignRegistration) {
 			t.Errorf("RemoveEventHandler() on another informer = %v, want ErrForeignRegistration", err)
+		}
+		if err := inf.RemoveEventHandler(nil); err == nil || errors.Is(err, informer.ErrForeignRegistration) || !strings.Contains(err.Error(), "got nil") {
+			t.Errorf("RemoveEventHandler(nil) = %v, want an error that says it got nil", err)
 		}
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 )
@@ -27,8 +28,13 @@ var ErrNotSynced = errors.New("informer: caches not synced")
 // If ctx ends first, or a Syncer stops before syncing, it returns an error
 // wrapping ErrNotSynced, and the cause (ctx.Err() or ErrStopped), that
 // names every Syncer that had not synced. It waits on channels; it does
-// not poll.
+// not poll. A nil Syncer is an error, reported at once with its position.
 func WaitForCacheSync(ctx context.Context, syncers ...Syncer) error {
+	for i, s := range syncers {
+		if isNil(s) {
+			return fmt.Errorf("informer: WaitForCacheSync: syncer %d of %d is nil", i+1, len(syncers))
+		}
+	}
 	var failed []string
 	var causes []error
 	for _, s := range syncers {
@@ -43,4 +49,14 @@ func WaitForCacheSync(ctx context.Context, syncers ...Syncer) error {
 		return nil
 	}
 	return fmt.Errorf("%w: %s: %w", ErrNotSynced, strings.Join(failed, ", "), errors.Join(causes...))
+}
+
+// isNil reports whether s is nil or a nil pointer, such as an *Informer
+// that was never assigned.
+func isNil(s Syncer) bool {
+	if s == nil {
+		return true
+	}
+	v := reflect.ValueOf(s)
+	return v.Kind() == reflect.Pointer && v.IsNil()
 }

@@ -27,7 +27,9 @@
 // Delete of a missing key fail with ErrNotFound; an Update whose object
 // carries a version other than the stored one fails with ErrConflict
 // (optimistic concurrency, as with the API server); an empty version
-// updates unconditionally. Failures change nothing and wrap the key. Keys
+// updates unconditionally. Delete takes a key and DeleteObject an object
+// (only its key matters); neither checks versions. Failures change
+// nothing and wrap the key. Keys
 // come from Options.KeyFunc, by default keys.Of; an
 // object whose key cannot be computed (a nil pointer included) is an
 // error, never a panic.
@@ -62,8 +64,8 @@
 // are not numbers.
 //
 // Faults. Faults, set in Options or at run time with SetFaults, close every
-// watch after N events, fail the next lists or watches with a chosen error,
-// expire the next watches, and delay lists and watches. Compact drops the
+// watch after N events, fail the next lists (List calls and streaming
+// watches alike) or watches with a chosen error, expire the next watches, and delay lists and watches. Compact drops the
 // history; CloseWatches ends every watch now. Delays use timers and the
 // call's context, so tests run them in a testing/synctest bubble without
 // waiting.

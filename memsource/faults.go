@@ -22,9 +22,14 @@ type Faults struct {
 	// Added, Updated and Deleted events (bookmarks do not count), as a
 	// server closes a stream; the watcher must watch again. Zero means never.
 	CloseWatchesAfter int
-	// FailLists is the number of coming List calls that fail with Err.
+	// FailLists is the number of coming lists that fail with Err, however
+	// they list: List calls, and Watch calls that stream the initial list
+	// (SendInitialEvents with the StreamingList capability), so that a
+	// reflector's initial sync meets the fault whichever way it takes.
 	FailLists int
-	// FailWatches is the number of coming Watch calls that fail with Err.
+	// FailWatches is the number of coming Watch calls that fail with Err,
+	// streaming ones included; a streaming Watch uses up a watch failure
+	// first, if one is left, and a list failure otherwise.
 	FailWatches int
 	// Err is the cause of the injected List and Watch failures; nil means
 	// ErrInjected. Set it to reflector.ErrExpired to simulate a 410.

@@ -44,6 +44,25 @@ func TestFailLists(t *testing.T) {
 	}
 }
 
+// FailLists hits a streaming list too, so that an initial sync meets it
+// whichever way the reflector lists; a watch that does not list does not
+// use it up.
+func TestFailListsStreaming(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := memsource.New(memsource.Options[*item]{})
+		mustCreate(t, src, "a")
+		src.SetFaults(memsource.Faults{FailLists: 1})
+		mustWatch(t, src, reflector.WatchOptions{ResourceVersion: src.ResourceVersion()}) // follows history: no list
+		if w, err := src.Watch(t.Context(), reflector.WatchOptions{SendInitialEvents: true}); !errors.Is(err, memsource.ErrInjected) || w != nil {
+			t.Fatalf("streaming Watch with a list failure injected = %v, %v; want nil, ErrInjected", w, err)
+		}
+		mustWatch(t, src, reflector.WatchOptions{SendInitialEvents: true})
+		if st := src.Stats(); st.FailedLists != 1 || st.FailedWatches != 0 || src.Faults().FailLists != 0 {
+			t.Errorf("Stats() = %+v, FailLists left %d; want 1 failed list, 0 failed watches, none left", st, src.Faults().FailLists)
+		}
+	})
+}
+
 func TestFailWatches(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := memsource.New(memsource.Options[*item]{})

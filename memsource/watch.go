@@ -96,6 +96,12 @@ func (s *Source[T]) startWatch(w *watch[T], from uint64) error {
 		s.stats.failedWatches.Add(1)
 		return err
 	}
+	if w.streaming {
+		if err := s.faults.takeListFailure(); err != nil {
+			s.stats.failedLists.Add(1)
+			return err
+		}
+	}
 	w.limit = s.faults.CloseWatchesAfter
 	switch {
 	case s.faults.takeExpiry():

@@ -73,6 +73,19 @@ func (s *Source[T]) Delete(key string) (T, error) {
 	return s.out(obj), nil
 }
 
+// DeleteObject is Delete of obj's key, for callers that hold the object
+// rather than its key, as Create and Update take objects. Only the key
+// matters: obj's version and content are not checked (a DELETE without
+// preconditions). A nil obj is an error, as it is for Create and Update.
+func (s *Source[T]) DeleteObject(obj T) (T, error) {
+	key, _, err := inspect(s.keyFunc, obj)
+	if err != nil {
+		var zero T
+		return zero, fmt.Errorf("memsource: object key: %w", err)
+	}
+	return s.Delete(key)
+}
+
 // in prepares an object handed to a write: it returns the source's own
 // copy when it clones, the key, and the version the object carries.
 func (s *Source[T]) in(obj T) (T, string, string, error) {

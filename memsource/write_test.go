@@ -283,3 +283,24 @@ func TestOpaqueVersions(t *testing.T) {
 		t.Errorf("List at decimal 2 on an opaque source: %v, want ErrInvalidVersion", err)
 	}
 }
+
+// DeleteObject deletes by the object's key, whatever its version or
+// content, and reports a nil object or an absent key as errors.
+func TestDeleteObject(t *testing.T) {
+	src := memsource.New(memsource.Options[*item]{})
+	mustCreate(t, src, "a")
+	stale := newItem("a", 7) // no version, other content: only the key matters
+	got, err := src.DeleteObject(stale)
+	if err != nil || got == nil || got.Name != "a" || got.Value != 0 {
+		t.Fatalf("DeleteObject(a) = %+v, %v; want the stored a", got, err)
+	}
+	if src.Len() != 0 {
+		t.Errorf("Len() = %d after DeleteObject, want 0", src.Len())
+	}
+	if _, err := src.DeleteObject(stale); !errors.Is(err, memsource.ErrNotFound) {
+		t.Errorf("DeleteObject of a deleted object = %v, want ErrNotFound", err)
+	}
+	if _, err := src.DeleteObject(nil); err == nil {
+		t.Error("DeleteObject(nil) = nil error, want an error")
+	}
+}

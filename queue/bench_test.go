@@ -51,6 +51,7 @@ func BenchmarkAddGetDoneMetrics(b *testing.B) {
 type atomicMetrics struct {
 	adds, retries, starts, finishes atomic.Int64
 	queued, worked                  atomic.Int64
+	outcomes                        [queue.GaveUp + 1]atomic.Int64
 }
 
 func (m *atomicMetrics) NewMetrics(string, func() queue.MetricsSnapshot) queue.Metrics {
@@ -66,6 +67,7 @@ func (m *atomicMetrics) Finished(d time.Duration) {
 	m.finishes.Add(1)
 	m.worked.Add(int64(d))
 }
+func (m *atomicMetrics) Processed(o queue.Outcome) { m.outcomes[o].Add(1) }
 
 // BenchmarkProducersConsumers moves 1M distinct items from 4 producers to 4
 // consumers.

@@ -11,8 +11,9 @@ import (
 // withdraws it. Delayed adds are driven by one timer reset to the earliest
 // ready time; the queue owns no goroutine.
 //
-// A TypedDelayingQueue must be created with [NewTypedDelayingQueue] and must
-// not be copied. It is safe for simultaneous use by multiple goroutines.
+// A TypedDelayingQueue must be created with [NewTypedDelayingQueue] (a
+// zero one panics as a zero [Queue] does) and must not be copied. It is
+// safe for simultaneous use by multiple goroutines.
 type TypedDelayingQueue[K comparable] struct {
 	Queue[K]
 }

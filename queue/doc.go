@@ -41,8 +41,21 @@
 //
 // Invalid arguments never hang: a delay <= 0 means now, a delay too large to
 // represent means never, negative limiter durations are treated as 0, a nil
-// limiter means [DefaultTypedControllerRateLimiter], and Run rejects a worker
-// count below 1 with an error.
+// limiter means [DefaultTypedControllerRateLimiter], and Run rejects a
+// negative worker count with an error.
+//
+// # The worker loop
+//
+// [TypedRateLimitingQueue.Run] is the loop every controller writes: its
+// workers take items and call a process function that returns a [Result]
+// and an error. A nil error forgets the item's failures, and a positive
+// Result.RequeueAfter adds it again after that delay; an error is retried
+// with backoff, unless it matches [ErrTerminal] (see [TerminalError]) or
+// the item already had [RunOptions.MaxRetries] retries, in which case Run
+// forgets the item, logs the give-up and calls [RunOptions.GiveUp].
+// [RunOptions.ErrorLevel] picks the log level of each error, so that
+// routine ones (conflicts) stay below Error. Each outcome is counted by
+// [Metrics.Processed].
 //
 // # Concurrency
 //
@@ -57,6 +70,12 @@
 // the process is busy; when the process is idle Go's timers resolve to about
 // 1ms on Linux. Run owns its worker goroutines and returns only after they
 // have exited.
+//
+// Run follows the shutdown rule of every Run in this module
+// (informer.Informer.Run, reflector.Reflector.Run): the end of its context
+// is not an error, so Run returns nil then, as it does when the queue has
+// shut down and handed out every item; a non-nil error means it could not
+// run at all (invalid options) and returned at once.
 //
 // Rate limiters, metric hooks and the function given to Run are never called
 // with the queue's lock held. The built-in limiters are safe for
@@ -93,4 +112,14 @@
 //     starts no goroutine for them.
 //   - There is no pluggable ordering (TypedQueueConfig.Queue) and no
 //     injected clock; tests use testing/synctest.
+//   - client-go has no worker loop; Run follows controller-runtime's:
+//     [Result] and [TerminalError] mirror reconcile.Result (without its
+//     deprecated Requeue field: return an error, or a RequeueAfter) and
+//     reconcile.TerminalError. Unlike controller-runtime, a terminal error
+//     also forgets the item's failures, a retry cap
+//     ([RunOptions.MaxRetries]) with a give-up callback is built in, the
+//     log level of errors is chosen by [RunOptions.ErrorLevel], panics are
+//     always recovered and retried (there is no RecoverPanic switch), and
+//     an item interrupted by the end of Run's context is retried, not
+//     counted as a failure towards the cap.
 package queue

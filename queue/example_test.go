@@ -13,9 +13,11 @@ import (
 	"github.com/typedcache/typedcache/queue"
 )
 
-// A controller: event handlers add keys, Run's workers reconcile them, and
-// failures are retried with backoff. On shutdown the queue is drained so
-// that no key already queued is left unprocessed.
+// A controller: event handlers add keys, Run's workers reconcile them.
+// Failures are retried with backoff, conflicts are routine and logged at
+// Debug, an invalid object is a terminal error, and a key can ask to be
+// looked at again later. On shutdown the queue is drained so that no key
+// already queued is left unprocessed.
 func Example_controller() {
 	q := queue.NewTypedRateLimitingQueue(queue.DefaultTypedControllerRateLimiter[string](), queue.Options{
 		Name:   "pods",
@@ -24,30 +26,53 @@ func Example_controller() {
 
 	var mu sync.Mutex
 	attempts := map[string]int{}
-	var synced sync.WaitGroup // for the example: wait until every key succeeded
-	synced.Add(3)
-	reconcile := func(ctx context.Context, key string) error {
+	var done sync.WaitGroup // for the example: wait until every key is settled
+	done.Add(4)
+	reconcile := func(ctx context.Context, key string) (queue.Result, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		attempts[key]++
-		if key == "default/flaky" && attempts[key] < 3 {
-			return errors.New("dependency not ready") // retried after 5ms, then 10ms
+		switch {
+		case key == "default/flaky" && attempts[key] < 3:
+			return queue.Result{}, fmt.Errorf("update %s: %w", key, errConflict) // retried after 5ms, then 10ms
+		case key == "default/broken":
+			return queue.Result{}, queue.TerminalError(errors.New("invalid spec")) // not retried; GiveUp is called
+		case key == "default/job" && attempts[key] == 1:
+			return queue.Result{RequeueAfter: 10 * time.Millisecond}, nil // look again later
+		case key != "default/broken":
+			done.Done()
 		}
-		synced.Done()
-		return nil
+		return queue.Result{}, nil
+	}
+	var gaveUp []string
+	opts := queue.RunOptions[string]{
+		Workers:    2,
+		MaxRetries: 10,
+		GiveUp: func(ctx context.Context, key string, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			gaveUp = append(gaveUp, fmt.Sprintf("%s: %v", key, err))
+			done.Done()
+		},
+		ErrorLevel: func(err error) slog.Level {
+			if errors.Is(err, errConflict) {
+				return slog.LevelDebug // routine: a newer version will come
+			}
+			return slog.LevelError
+		},
 	}
 
 	// What informer event handlers would do.
-	for _, key := range []string{"default/web", "default/flaky", "kube-system/dns"} {
+	for _, key := range []string{"default/web", "default/flaky", "default/broken", "default/job"} {
 		q.Add(key)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	ran := make(chan error)
-	go func() { ran <- q.Run(ctx, 2, reconcile) }()
+	go func() { ran <- q.Run(ctx, reconcile, opts) }()
 
-	synced.Wait()
+	done.Wait()
 	if err := q.ShutDownWithDrain(ctx); err != nil {
 		fmt.Println("drain:", err)
 	}
@@ -55,12 +80,19 @@ func Example_controller() {
 	for _, key := range slices.Sorted(maps.Keys(attempts)) {
 		fmt.Printf("%s: %d attempts\n", key, attempts[key])
 	}
+	fmt.Println("gave up:", gaveUp)
 	// Output:
 	// Run returned: <nil>
+	// default/broken: 1 attempts
 	// default/flaky: 3 attempts
+	// default/job: 2 attempts
 	// default/web: 1 attempts
-	// kube-system/dns: 1 attempts
+	// gave up: [default/broken: invalid spec]
 }
+
+// errConflict stands for an optimistic-concurrency conflict reported by the
+// API server.
+var errConflict = errors.New("conflict")
 
 func ExampleNew() {
 	ctx := context.Background()

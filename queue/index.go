@@ -44,6 +44,9 @@ func (q *Queue[K]) hash(item K) uint32 {
 // lookupLocked returns the slot id of item, whose hash is given, or none.
 func (q *Queue[K]) lookupLocked(item K, hash uint32) int32 {
 	entries := q.index.entries
+	if len(entries) == 0 { // only in a zero queue: the constructors set noEntries
+		panic(notMade)
+	}
 	mask := len(entries) - 1
 	for i := int(hash) & mask; ; i = (i + 1) & mask {
 		e := entries[i]

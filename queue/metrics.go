@@ -13,7 +13,10 @@ import "time"
 // passed to [Metrics.Started], work duration the one passed to
 // [Metrics.Finished], retries the number of [Metrics.Retried] calls, and
 // depth, unfinished work and longest running processor are read from
-// [MetricsSnapshot] when the metrics are collected.
+// [MetricsSnapshot] when the metrics are collected. [Metrics.Processed]
+// has no client-go counterpart: it counts what Run did with each item, as
+// controller-runtime's reconcile_total, reconcile_errors_total and
+// terminal_reconcile_errors_total do, and the items it gave up on.
 type Metrics interface {
 	// Added is called each time an item that was not queued becomes queued,
 	// including by a delayed add that comes due.
@@ -27,6 +30,10 @@ type Metrics interface {
 	// Retried is called for every AddAfter and AddRateLimited made before
 	// shutdown, whatever their delay.
 	Retried()
+	// Processed is called once for every item a worker started by
+	// [TypedRateLimitingQueue.Run] processed, after Done, with what Run
+	// did with it.
+	Processed(o Outcome)
 }
 
 // MetricsSnapshot holds a queue's gauges at one instant.

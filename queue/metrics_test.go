@@ -36,6 +36,7 @@ func (r *recorder) Added()                        { r.record("added") }
 func (r *recorder) Started(queued time.Duration)  { r.record("started after " + queued.String()) }
 func (r *recorder) Finished(worked time.Duration) { r.record("finished after " + worked.String()) }
 func (r *recorder) Retried()                      { r.record("retried") }
+func (r *recorder) Processed(o queue.Outcome)     { r.record("processed: " + o.String()) }
 
 func TestMetrics(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {

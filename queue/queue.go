@@ -38,7 +38,9 @@ type Options struct {
 // worker at a time, collapses duplicates and otherwise keeps FIFO order. See
 // the package documentation for the full semantics.
 //
-// A Queue must be created with [New] and must not be copied. It is safe for
+// A Queue must be created with [New] and must not be copied; a zero one
+// panics, with a message naming the constructors, at the first call that
+// needs its state. It is safe for
 // simultaneous use by multiple goroutines.
 type Queue[K comparable] struct {
 	// Set by init and never changed.
@@ -97,6 +99,10 @@ type Queue[K comparable] struct {
 	timings  []timing // parallel to slots
 	inFlight slotList // processing slots in Get order
 }
+
+// notMade is the panic of a queue used without its constructor, at the
+// first call that needs its internal state.
+const notMade = "queue: a zero queue cannot be used: create it with New, NewTypedDelayingQueue or NewTypedRateLimitingQueue"
 
 // New returns an empty queue of items of type K.
 func New[K comparable](opts Options) *Queue[K] {
@@ -185,6 +191,9 @@ func (q *Queue[K]) Get(ctx context.Context) (K, error) {
 // get implements Get; woken reports that the caller already arranged for a
 // Broadcast when ctx ends.
 func (q *Queue[K]) get(ctx context.Context, woken bool) (K, error) {
+	if q.cond.L == nil { // only in a zero queue
+		panic(notMade)
+	}
 	q.mu.Lock()
 	err := ctx.Err()
 	promoted := 0

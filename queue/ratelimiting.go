@@ -8,7 +8,9 @@ import "time"
 // runs the worker loop of such a controller.
 //
 // A TypedRateLimitingQueue must be created with [NewTypedRateLimitingQueue]
-// and must not be copied. It is safe for simultaneous use by multiple
+// and must not be copied; a zero one panics, with a message naming the
+// constructor, at the first call that needs its state, and its Run
+// returns that message as an error. It is safe for simultaneous use by multiple
 // goroutines.
 type TypedRateLimitingQueue[K comparable] struct {
 	TypedDelayingQueue[K]
@@ -37,6 +39,7 @@ func NewTypedRateLimitingQueue[K comparable](limiter TypedRateLimiter[K], opts O
 // clock.
 func (q *TypedRateLimitingQueue[K]) AddRateLimited(item K) {
 	if q.clocked == nil {
+		q.mustHaveLimiter()
 		q.addAfter(item, q.limiter.When(item))
 		return
 	}
@@ -49,11 +52,21 @@ func (q *TypedRateLimitingQueue[K]) AddRateLimited(item K) {
 // backoff, typically after it was processed successfully. The item must
 // still be marked Done.
 func (q *TypedRateLimitingQueue[K]) Forget(item K) {
+	q.mustHaveLimiter()
 	q.limiter.Forget(item)
 }
 
 // NumRequeues returns the number of times the rate limiter has delayed item
 // since it was last forgotten.
 func (q *TypedRateLimitingQueue[K]) NumRequeues(item K) int {
+	q.mustHaveLimiter()
 	return q.limiter.NumRequeues(item)
+}
+
+// mustHaveLimiter panics with a message naming the constructor if q is a
+// zero TypedRateLimitingQueue, which has no limiter.
+func (q *TypedRateLimitingQueue[K]) mustHaveLimiter() {
+	if q.limiter == nil {
+		panic(notMade)
+	}
 }

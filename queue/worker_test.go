@@ -31,20 +31,20 @@ func TestRunRetriesAndForgets(t *testing.T) {
 		var mu sync.Mutex
 		var log []string
 		fails := map[string]int{"a": 2, "b": 0}
-		process := func(ctx context.Context, item string) error {
+		process := func(ctx context.Context, item string) (queue.Result, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			log = append(log, item+"@"+time.Since(start).String())
 			if fails[item] > 0 {
 				fails[item]--
-				return errors.New("not yet")
+				return queue.Result{}, errors.New("not yet")
 			}
-			return nil
+			return queue.Result{}, nil
 		}
 		q.Add("a")
 		q.Add("b")
 		errc := make(chan error)
-		go func() { errc <- q.Run(context.Background(), 2, process) }()
+		go func() { errc <- q.Run(context.Background(), process, queue.RunOptions[string]{Workers: 2}) }()
 		time.Sleep(time.Hour)
 		synctest.Wait()
 		if err := q.ShutDownWithDrain(context.Background()); err != nil {
@@ -74,27 +74,27 @@ func TestRunRecoversPanics(t *testing.T) {
 		q := queue.NewTypedRateLimitingQueue(limiter, queue.Options{Name: "panicky", Logger: logger})
 		var calls atomic.Int32
 		cause := errors.New("boom")
-		process := func(ctx context.Context, item int) error {
+		process := func(ctx context.Context, item int) (queue.Result, error) {
 			if calls.Add(1) == 1 {
 				panic(cause)
 			}
-			return nil
+			return queue.Result{}, nil
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		errc := make(chan error)
-		go func() { errc <- q.Run(ctx, 1, process) }()
+		go func() { errc <- q.Run(ctx, process, queue.RunOptions[int]{}) }()
 		q.Add(1)
 		time.Sleep(2 * time.Second)
 		synctest.Wait()
 		cancel()
-		if err := <-errc; !errors.Is(err, context.Canceled) {
-			t.Errorf("Run() = %v, want context.Canceled", err)
+		if err := <-errc; err != nil {
+			t.Errorf("Run() = %v, want nil when ctx ends", err)
 		}
 		if n := calls.Load(); n != 2 {
 			t.Errorf("process called %d times, want 2 (panic, then retry)", n)
 		}
 		out := buf.String()
-		for _, want := range []string{"panicked", "queue=panicky", "item=1", "queue: panic: boom", "worker_test.go"} {
+		for _, want := range []string{"panicked", "queue=panicky", "item=1", "queue: process panicked: boom", "worker_test.go"} {
 			if !strings.Contains(out, want) {
 				t.Errorf("log %q does not contain %q", out, want)
 			}
@@ -111,16 +111,16 @@ func TestPanicError(t *testing.T) {
 		q := queue.NewTypedRateLimitingQueue[int](nil, queue.Options{Logger: logger})
 		q.Add(1)
 		q.ShutDown()
-		err := q.Run(context.Background(), 1, func(context.Context, int) error { panic(cause) })
+		err := q.Run(context.Background(), func(context.Context, int) (queue.Result, error) { panic(cause) }, queue.RunOptions[int]{})
 		if err != nil {
 			t.Fatalf("Run() = %v", err)
 		}
-		p, ok := errors.AsType[*queue.PanicError](got)
+		p, ok := errors.AsType[*queue.ProcessPanicError](got)
 		if !ok {
-			t.Fatalf("reported error %v is not a *PanicError", got)
+			t.Fatalf("reported error %v is not a *ProcessPanicError", got)
 		}
-		if !errors.Is(got, cause) || p.Error() != "queue: panic: boom" || len(p.Stack) == 0 {
-			t.Errorf("PanicError = %q (Is cause: %v, stack %d bytes)", p.Error(), errors.Is(got, cause), len(p.Stack))
+		if !errors.Is(got, cause) || p.Value != "boom" || p.Error() != "queue: process panicked: boom" || len(p.Stack) == 0 {
+			t.Errorf("ProcessPanicError = %q (Is cause: %v, stack %d bytes)", p.Error(), errors.Is(got, cause), len(p.Stack))
 		}
 	})
 }
@@ -149,19 +149,19 @@ func TestRunStopsOnCancel(t *testing.T) {
 		defer q.ShutDown()
 		ctx, cancel := context.WithCancel(context.Background())
 		started := make(chan struct{})
-		process := func(ctx context.Context, item string) error {
+		process := func(ctx context.Context, item string) (queue.Result, error) {
 			close(started)
 			<-ctx.Done()
-			return ctx.Err()
+			return queue.Result{}, ctx.Err()
 		}
 		q.Add("a")
 		errc := make(chan error)
-		go func() { errc <- q.Run(ctx, 4, process) }()
+		go func() { errc <- q.Run(ctx, process, queue.RunOptions[string]{Workers: 4}) }()
 		<-started
 		synctest.Wait()
 		cancel()
-		if err := <-errc; !errors.Is(err, context.Canceled) {
-			t.Errorf("Run() = %v, want context.Canceled", err)
+		if err := <-errc; err != nil {
+			t.Errorf("Run() = %v, want nil when ctx ends", err)
 		}
 		if diff := cmp.Diff(queue.State{Waiting: 1, Slots: 1}, q.State()); diff != "" {
 			t.Errorf("State() after Run mismatch (-want +got):\n%s", diff)
@@ -172,11 +172,11 @@ func TestRunStopsOnCancel(t *testing.T) {
 func TestRunInvalidArguments(t *testing.T) {
 	q := queue.NewTypedRateLimitingQueue[string](nil, queue.Options{})
 	defer q.ShutDown()
-	noop := func(context.Context, string) error { return nil }
-	if err := q.Run(context.Background(), 0, noop); err == nil || !strings.Contains(err.Error(), "at least 1 worker") {
-		t.Errorf("Run(0 workers) = %v, want an error", err)
+	noop := func(context.Context, string) (queue.Result, error) { return queue.Result{}, nil }
+	if err := q.Run(context.Background(), noop, queue.RunOptions[string]{Workers: -1}); err == nil || !strings.Contains(err.Error(), "Workers must not be negative") {
+		t.Errorf("Run(-1 workers) = %v, want an error", err)
 	}
-	if err := q.Run(context.Background(), 1, nil); err == nil || !strings.Contains(err.Error(), "process function") {
+	if err := q.Run(context.Background(), nil, queue.RunOptions[string]{}); err == nil || !strings.Contains(err.Error(), "process function") {
 		t.Errorf("Run(nil process) = %v, want an error", err)
 	}
 }
@@ -189,16 +189,16 @@ func TestRunNeverConcurrentPerItem(t *testing.T) {
 	var busy [items]atomic.Int32
 	var last [items]atomic.Int64 // sequence number of the last add seen by a processing
 	var seq [items]atomic.Int64
-	process := func(ctx context.Context, item int) error {
+	process := func(ctx context.Context, item int) (queue.Result, error) {
 		if busy[item].Add(1) != 1 {
 			t.Errorf("item %d processed by two workers at once", item)
 		}
 		last[item].Store(seq[item].Load())
 		busy[item].Add(-1)
-		return nil
+		return queue.Result{}, nil
 	}
 	errc := make(chan error)
-	go func() { errc <- q.Run(context.Background(), workers, process) }()
+	go func() { errc <- q.Run(context.Background(), process, queue.RunOptions[int]{Workers: workers}) }()
 	for i := range adds {
 		seq[i%items].Add(1)
 		q.Add(i % items)
@@ -213,5 +213,25 @@ func TestRunNeverConcurrentPerItem(t *testing.T) {
 		if last[i].Load() != seq[i].Load() {
 			t.Errorf("item %d: last processing saw add #%d, want #%d", i, last[i].Load(), seq[i].Load())
 		}
+	}
+}
+
+// A queue without a name logs no queue attribute rather than queue="".
+func TestRunLogsNameOnlyIfSet(t *testing.T) {
+	for _, name := range []string{"", "pods"} {
+		t.Run("name="+name, func(t *testing.T) {
+			var buf bytes.Buffer
+			q := queue.NewTypedRateLimitingQueue[string](nil, queue.Options{Name: name, Logger: slog.New(slog.NewTextHandler(&buf, nil))})
+			q.Add("a")
+			q.ShutDown()
+			fail := func(context.Context, string) (queue.Result, error) { return queue.Result{}, queue.TerminalError(nil) }
+			if err := q.Run(context.Background(), fail, queue.RunOptions[string]{}); err != nil {
+				t.Fatalf("Run() = %v", err)
+			}
+			out := buf.String()
+			if got, want := strings.Contains(out, "queue="), name != ""; got != want || !strings.Contains(out, "item=a") {
+				t.Errorf("log %q: has a queue attribute: %v, want %v", out, got, want)
+			}
+		})
 	}
 }

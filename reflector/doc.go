@@ -112,6 +112,11 @@
 // One Reflector runs at most once at a time. LastSyncResourceVersion and
 // Name may be called from any goroutine.
 //
+// Run follows the shutdown rule of every Run in this module
+// (informer.Informer.Run, queue.TypedRateLimitingQueue.Run): the end of its
+// context is not an error, so Run returns nil then; a non-nil error means
+// it could not run at all (here [ErrRunning]) and returned at once.
+//
 // # Performance
 //
 // The reflector makes no allocation per object: a list's slice goes to
@@ -125,6 +130,9 @@
 //
 //   - Typed end to end: the source yields T and the store receives T; there
 //     is no expected-type check because the compiler does it.
+//   - Run takes a context instead of a stop channel and returns an error:
+//     nil when the context ends, ErrRunning at once when the reflector is
+//     already running (client-go's Run returns nothing).
 //   - Capabilities replace guessing: client-go's streaming list is on by
 //     default and hangs sources that accept SendInitialEvents but never send
 //     the end bookmark (it logs a line every 10 seconds); here it is

@@ -22,6 +22,10 @@ var (
 	ErrStore = errors.New("reflector: store failed")
 )
 
+// ErrRunning is returned by [Reflector.Run] when another Run of the same
+// reflector has not returned yet.
+var ErrRunning = errors.New("reflector: already running")
+
 // errNilObject and errNoName are the causes of a malformed object.
 var (
 	errNilObject = errors.New("missing object (nil, or its methods panic)")

@@ -103,18 +103,18 @@ func (r *Reflector[T]) setLastRV(rv string) {
 	r.mu.Unlock()
 }
 
-// Run lists, watches, relists and retries until ctx ends, then returns. It
-// starts no goroutine of its own: every call into the source and the store
-// happens on the caller's goroutine, and nothing is left running when Run
-// returns (the source must end a List or Watch when its context ends).
+// Run lists, watches, relists and retries until ctx ends, then returns nil,
+// as every Run in this module does when its context ends. It starts no
+// goroutine of its own: every call into the source and the store happens
+// on the caller's goroutine, and nothing is left running when Run returns
+// (the source must end a List or Watch when its context ends).
 //
 // Run may be called again after it returns; it then relists from the last
 // version it saw. A call while another Run of the same reflector is still
-// running logs an error and returns at once.
-func (r *Reflector[T]) Run(ctx context.Context) {
+// running returns [ErrRunning] at once.
+func (r *Reflector[T]) Run(ctx context.Context) error {
 	if !r.running.CompareAndSwap(false, true) {
-		r.log.ErrorContext(ctx, "Run called while the reflector is already running")
-		return
+		return ErrRunning
 	}
 	defer r.running.Store(false)
 	r.log.DebugContext(ctx, "starting", "capabilities", r.caps, "streamingList", r.streaming, "resyncPeriod", r.resyncPeriod)
@@ -127,6 +127,7 @@ func (r *Reflector[T]) Run(ctx context.Context) {
 		sleep(ctx, r.backoff.delay(time.Now(), r.rand))
 	}
 	r.log.DebugContext(ctx, "stopped", "resourceVersion", r.LastSyncResourceVersion())
+	return nil
 }
 
 // listAndWatch fills the store and then watches until a relist is needed,

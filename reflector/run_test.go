@@ -68,7 +68,9 @@ func TestRunAgain(t *testing.T) {
 		synctest.Wait()
 
 		// A second Run while the first runs returns at once.
-		rn.r.Run(t.Context())
+		if err := rn.r.Run(t.Context()); !errors.Is(err, reflector.ErrRunning) {
+			t.Errorf("second Run() = %v, want ErrRunning", err)
+		}
 		rn.stop()
 
 		// Run after Run relists from the last version seen.
@@ -76,7 +78,9 @@ func TestRunAgain(t *testing.T) {
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			rn.r.Run(ctx)
+			if err := rn.r.Run(ctx); err != nil {
+				t.Errorf("Run() = %v, want nil when ctx ends", err)
+			}
 		}()
 		synctest.Wait()
 		cancel()

@@ -90,27 +90,37 @@ func (c *controller) enqueueUsersOf(configMapKey string) {
 // run processes the queue with workers goroutines until ctx ends.
 func (c *controller) run(ctx context.Context, workers int) error {
 	defer c.queue.ShutDown()
-	return c.queue.Run(ctx, workers, c.reconcile)
+	return c.queue.Run(ctx, c.reconcile, queue.RunOptions[deploymentKey]{Workers: workers, ErrorLevel: errorLevel})
+}
+
+// errorLevel logs conflicts at Debug: another writer changed the Deployment
+// after the cache saw it, the informer will deliver the newer version, and
+// the queue retries the key anyway.
+func errorLevel(err error) slog.Level {
+	if apierrors.IsConflict(err) {
+		return slog.LevelDebug
+	}
+	return slog.LevelError
 }
 
 // reconcile brings one Deployment's hash annotation up to date. A failed
 // update (a conflict with another writer, say) is retried by the queue
 // with backoff.
-func (c *controller) reconcile(ctx context.Context, key deploymentKey) error {
+func (c *controller) reconcile(ctx context.Context, key deploymentKey) (queue.Result, error) {
 	d, ok := c.deployments.Lister().Get(key.namespace, key.name)
 	if !ok {
-		return nil // deleted since it was queued
+		return queue.Result{}, nil // deleted since it was queued
 	}
 	keys, err := configMapKeys(d)
 	if err != nil {
-		return err
+		return queue.Result{}, queue.TerminalError(err) // only a new version of the Deployment can fix it
 	}
 	if len(keys) == 0 {
-		return nil
+		return queue.Result{}, nil
 	}
 	hash := configHash(keys, c.configMaps.Cache().GetByKey)
 	if d.Spec.Template.Annotations[hashAnnotation] == hash {
-		return nil
+		return queue.Result{}, nil
 	}
 	// Cached objects are shared: change a copy.
 	d = d.DeepCopy()
@@ -121,10 +131,10 @@ func (c *controller) reconcile(ctx context.Context, key deploymentKey) error {
 	_, err = c.client.AppsV1().Deployments(d.Namespace).Update(ctx, d, metav1.UpdateOptions{})
 	switch {
 	case apierrors.IsNotFound(err):
-		return nil
+		return queue.Result{}, nil
 	case err != nil:
-		return fmt.Errorf("update deployment %s/%s: %w", d.Namespace, d.Name, err)
+		return queue.Result{}, fmt.Errorf("update deployment %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	c.logger.Info("stamped configuration hash", "deployment", key.namespace+"/"+key.name, "hash", hash, "configmaps", keys)
-	return nil
+	return queue.Result{}, nil
 }

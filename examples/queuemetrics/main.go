@@ -46,22 +46,22 @@ func run() error {
 	var succeeded sync.WaitGroup
 	keys := []string{"default/web", "default/db", "kube-system/dns"}
 	succeeded.Add(len(keys))
-	reconcile := func(ctx context.Context, key string) error {
+	reconcile := func(ctx context.Context, key string) (queue.Result, error) {
 		time.Sleep(time.Millisecond) // some work
 		mu.Lock()
 		defer mu.Unlock()
 		if !seen[key] {
 			seen[key] = true
-			return errors.New("not ready yet")
+			return queue.Result{}, errors.New("not ready yet")
 		}
 		succeeded.Done()
-		return nil
+		return queue.Result{}, nil
 	}
 	for _, key := range keys {
 		q.Add(key)
 	}
 	ran := make(chan error, 1)
-	go func() { ran <- q.Run(context.Background(), 2, reconcile) }()
+	go func() { ran <- q.Run(context.Background(), reconcile, queue.RunOptions[string]{Workers: 2}) }()
 	succeeded.Wait()
 	if err := q.ShutDownWithDrain(context.Background()); err != nil {
 		return err

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -16,7 +18,8 @@ func TestProvider(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	q := queue.NewTypedRateLimitingQueue[string](nil, queue.Options{Name: "test", Metrics: provider.NewMetrics})
+	limiter := queue.NewTypedItemExponentialFailureRateLimiter[string](time.Hour, time.Hour) // c stays pending
+	q := queue.NewTypedRateLimitingQueue(limiter, queue.Options{Name: "test", Metrics: provider.NewMetrics, Logger: slog.New(slog.DiscardHandler)})
 	defer q.ShutDown()
 	q.Add("a")
 	q.Add("b")
@@ -50,6 +53,17 @@ func TestProvider(t *testing.T) {
 		t.Errorf("workqueue_depth = %v, want 1 (b queued, a processing)", depth)
 	}
 	q.Done(item)
+
+	// What Run reports is counted by outcome.
+	q.Add("d")
+	q.ShutDown()
+	process := func(context.Context, string) (queue.Result, error) { return queue.Result{}, queue.TerminalError(nil) }
+	if err := q.Run(context.Background(), process, queue.RunOptions[string]{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := testutil.ToFloat64(provider.processed.WithLabelValues("test", "terminal")); got != 2 {
+		t.Errorf(`workqueue_processed_total{outcome="terminal"} = %v, want 2 (b and d)`, got)
+	}
 
 	// A second queue with the same name keeps working; only its gauges are
 	// not exported.

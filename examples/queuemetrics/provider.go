@@ -10,14 +10,17 @@ import (
 )
 
 // Provider exports queue metrics to Prometheus under the names client-go's
-// workqueue metrics have in Kubernetes components, labelled by queue name.
-// Its NewMetrics method is a queue.Options.Metrics.
+// workqueue metrics have in Kubernetes components, labelled by queue name,
+// plus workqueue_processed_total, labelled by queue name and outcome, which
+// counts what the queue's worker loop did with each item (client-go has no
+// worker loop). Its NewMetrics method is a queue.Options.Metrics.
 type Provider struct {
 	reg          prometheus.Registerer
 	adds         *prometheus.CounterVec
 	retries      *prometheus.CounterVec
 	latency      *prometheus.HistogramVec
 	workDuration *prometheus.HistogramVec
+	processed    *prometheus.CounterVec
 }
 
 // NewProvider returns a provider that registers its metrics with reg.
@@ -42,8 +45,12 @@ func NewProvider(reg prometheus.Registerer) (*Provider, error) {
 			Subsystem: "workqueue", Name: "work_duration_seconds",
 			Help: "How long processing an item takes.", Buckets: buckets,
 		}, label),
+		processed: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Subsystem: "workqueue", Name: "processed_total",
+			Help: "Items processed by the worker loop, by outcome (succeeded, requeued, failed, terminal, gave_up).",
+		}, []string{"name", "outcome"}),
 	}
-	for _, c := range []prometheus.Collector{p.adds, p.retries, p.latency, p.workDuration} {
+	for _, c := range []prometheus.Collector{p.adds, p.retries, p.latency, p.workDuration, p.processed} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -62,6 +69,7 @@ func (p *Provider) NewMetrics(name string, snapshot func() queue.MetricsSnapshot
 		retries:      p.retries.WithLabelValues(name),
 		latency:      p.latency.WithLabelValues(name),
 		workDuration: p.workDuration.WithLabelValues(name),
+		processed:    p.processed.MustCurryWith(prometheus.Labels{"name": name}),
 	}
 }
 
@@ -69,12 +77,14 @@ func (p *Provider) NewMetrics(name string, snapshot func() queue.MetricsSnapshot
 type metrics struct {
 	adds, retries         prometheus.Counter
 	latency, workDuration prometheus.Observer
+	processed             *prometheus.CounterVec // curried with the queue's name
 }
 
 func (m metrics) Added()                        { m.adds.Inc() }
 func (m metrics) Retried()                      { m.retries.Inc() }
 func (m metrics) Started(queued time.Duration)  { m.latency.Observe(queued.Seconds()) }
 func (m metrics) Finished(worked time.Duration) { m.workDuration.Observe(worked.Seconds()) }
+func (m metrics) Processed(o queue.Outcome)     { m.processed.WithLabelValues(o.String()).Inc() }
 
 // gauges reads one queue's gauges when Prometheus collects them, so the
 // values are current and the queue needs no ticker.

@@ -104,30 +104,53 @@ func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *mems
 }
 
 // Run waits for both caches, then reconciles with workers goroutines until
-// ctx ends.
+// ctx ends, and returns nil then, like every Run of the library.
 func (c *Controller) Run(ctx context.Context, workers int) error {
 	if err := informer.WaitForCacheSync(ctx, c.fooInf, c.barInf); err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before the caches synced
+		}
 		return err
 	}
 	c.log.Info("caches synced", "foos", c.fooInf.Cache().Len(), "bars", c.barInf.Cache().Len())
-	err := c.queue.Run(ctx, workers, c.reconcile)
-	if errors.Is(err, context.Canceled) {
-		return nil
-	}
-	return err
+	return c.queue.Run(ctx, c.reconcile, queue.RunOptions[FooKey]{Workers: workers, ErrorLevel: errorLevel})
 }
 
 // reconcile makes the children of one Foo match it, reading only the caches
 // and writing to the sources. Any write error (a conflict with a newer
 // version, a child that appeared meanwhile) is returned, and the queue
 // retries the key with backoff.
-func (c *Controller) reconcile(_ context.Context, key FooKey) error {
+func (c *Controller) reconcile(_ context.Context, key FooKey) (queue.Result, error) {
 	c.stats.reconciles.Add(1)
 	if err := c.sync(key); err != nil {
 		c.stats.failures.Add(1)
-		return err
+		return queue.Result{}, err
 	}
-	return nil
+	return queue.Result{}, nil
+}
+
+// errorLevel logs at Debug the failures that are routine for a controller
+// reading from caches: a write based on a cache that was behind the source
+// (a conflict, or a child that already exists), and the faults the driver
+// injects. The queue retries them all; anything else is logged at Error.
+func errorLevel(err error) slog.Level {
+	if routine(err) {
+		return slog.LevelDebug
+	}
+	return slog.LevelError
+}
+
+// routine reports whether err, and every error joined in it, is routine.
+func routine(err error) bool {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			if !routine(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, memsource.ErrConflict) || errors.Is(err, memsource.ErrAlreadyExists) || errors.Is(err, memsource.ErrInjected)
 }
 
 func (c *Controller) sync(key FooKey) error {

@@ -128,11 +128,12 @@ func (d *driver) disturbBar() {
 		_, err = d.bars.Create(stray)
 	} else {
 		key := keys.Join(f.Namespace, childName(f.Name, d.rng.IntN(6)))
+		del := d.rng.IntN(2) == 0 // drawn whatever the controller did, so the script depends only on the seed
 		b, found := d.bars.Get(key)
 		switch {
 		case !found:
 			return
-		case d.rng.IntN(2) == 0:
+		case del:
 			_, err = d.bars.Delete(key)
 		default:
 			b = b.DeepCopy()

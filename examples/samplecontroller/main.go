@@ -38,7 +38,7 @@ func main() {
 	flag.DurationVar(&cfg.Progress, "progress", time.Second, "time between two progress lines")
 	flag.IntVar(&cfg.Foos, "foos", 20, "number of Foos at start")
 	flag.IntVar(&cfg.Workers, "workers", 2, "number of reconcile workers")
-	flag.Uint64Var(&cfg.Seed, "seed", uint64(time.Now().UnixNano()), "seed of the driver's random choices")
+	flag.Uint64Var(&cfg.Seed, "seed", uint64(time.Now().UnixNano()), "seed of the driver's random choices: the same seed replays the same script of changes and faults, one step per -interval; how the controller's work interleaves with it, and so the summary's counts, still vary with timing")
 	verbose := flag.Bool("v", false, "log the controller's and the informers' errors")
 	flag.Parse()
 

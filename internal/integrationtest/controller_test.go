@@ -235,7 +235,8 @@ func TestControllerConverges(t *testing.T) {
 					if err := informer.WaitForCacheSync(ctx, c.parentInf, c.childInf); err != nil {
 						return
 					}
-					_ = c.q.Run(ctx, 2, c.reconcile)
+					reconcile := func(ctx context.Context, k string) (queue.Result, error) { return queue.Result{}, c.reconcile(ctx, k) }
+					_ = c.q.Run(ctx, reconcile, queue.RunOptions[string]{Workers: 2})
 				})
 
 				faults := 0

@@ -1,0 +1,126 @@
+package integrationtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/keys"
+	"github.com/typedcache/typedcache/memsource"
+	"github.com/typedcache/typedcache/queue"
+)
+
+// This file holds the README's quick start, verbatim (TestReadmeQuickStart
+// checks that), and runs it: Example_readmeQuickStart checks what it does,
+// and goleak that it leaves no goroutine behind once it returns.
+
+// Pod is the README's object type.
+type Pod struct {
+	Namespace, Name, ResourceVersion string
+	Image                            string
+}
+
+func (p *Pod) GetNamespace() string         { return p.Namespace }
+func (p *Pod) GetName() string              { return p.Name }
+func (p *Pod) GetResourceVersion() string   { return p.ResourceVersion }
+func (p *Pod) SetResourceVersion(rv string) { p.ResourceVersion = rv }
+
+// reconciled receives the pods reconcile is called with.
+var reconciled = make(chan string, 100)
+
+// reconcile stands for the user's logic in the README.
+func reconcile(_ context.Context, pod *Pod) (queue.Result, error) {
+	reconciled <- pod.Namespace + "/" + pod.Name + " " + pod.Image
+	return queue.Result{}, nil
+}
+
+// runController reconciles the pods of src until ctx ends, then stops
+// everything it started before it returns.
+func runController(ctx context.Context, src *memsource.Source[*Pod]) error { // or a Kubernetes source: see "Use with Kubernetes"
+	factory := informer.NewFactory(informer.FactoryOptions{})
+	defer factory.Shutdown() // stops the informers and waits until they have exited
+	pods := informer.For(factory, src)
+	q := queue.NewTypedRateLimitingQueue(queue.DefaultTypedControllerRateLimiter[string](), queue.Options{Name: "pods"})
+	defer q.ShutDown()
+
+	if _, err := pods.AddEventHandler(informer.HandlerFuncs[*Pod]{
+		AddFunc:    func(p *Pod, _ bool) { q.Add(keys.Join(p.Namespace, p.Name)) },
+		UpdateFunc: func(_, p *Pod) { q.Add(keys.Join(p.Namespace, p.Name)) },
+		DeleteFunc: func(d informer.Deleted[*Pod]) { q.Add(d.Key) },
+	}); err != nil {
+		return err
+	}
+	factory.Start(ctx)
+	if err := factory.WaitForSync(ctx); err != nil {
+		return err
+	}
+	// Run returns nil when ctx ends, once its workers have returned.
+	return q.Run(ctx, func(ctx context.Context, key string) (queue.Result, error) {
+		ns, name, err := keys.Split(key)
+		if err != nil {
+			return queue.Result{}, queue.TerminalError(err) // retrying cannot fix a bad key
+		}
+		pod, ok := pods.Lister().Get(ns, name) // *Pod, no assertion
+		if !ok {
+			return queue.Result{}, nil // deleted since it was queued
+		}
+		return reconcile(ctx, pod) // your logic: an error is retried with backoff
+	}, queue.RunOptions[string]{Workers: 2})
+}
+
+func Example_readmeQuickStart() {
+	src := memsource.New(memsource.Options[*Pod]{})
+	_, _ = src.Create(&Pod{Namespace: "default", Name: "web", Image: "nginx:1.27"})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- runController(ctx, src) }()
+	fmt.Println(<-reconciled)
+	_, _ = src.Update(&Pod{Namespace: "default", Name: "web", Image: "nginx:1.28"})
+	fmt.Println(<-reconciled)
+	cancel()
+	fmt.Println("runController:", <-done)
+	// Output:
+	// default/web nginx:1.27
+	// default/web nginx:1.28
+	// runController: <nil>
+}
+
+// The README's quick start is the code above, and every run of it leaves
+// no goroutine behind when it returns.
+func TestReadmeQuickStart(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(readme), "## Quick start\n\n```go\n")
+	block, _, closed := strings.Cut(block, "```\n")
+	if !ok || !closed {
+		t.Fatal("README.md has no Go block under \"## Quick start\"")
+	}
+	self, err := os.ReadFile("readme_test.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(self), "\n"+block+"\n") {
+		t.Errorf("README.md's quick start differs from runController in readme_test.go:\n%s", block)
+	}
+
+	for i := range 20 {
+		src := memsource.New(memsource.Options[*Pod]{})
+		_, _ = src.Create(&Pod{Namespace: "default", Name: fmt.Sprint("web-", i)})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error)
+		go func() { done <- runController(ctx, src) }()
+		<-reconciled
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("run %d: runController() = %v, want nil", i, err)
+		}
+		goleak.VerifyNone(t)
+	}
+}
