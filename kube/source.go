@@ -62,6 +62,14 @@ type Options struct {
 	// (reflector.Options.StreamingListIdleTimeout, 5s by default): turn
 	// streaming off for those to save that wait.
 	DisableStreamingList bool
+	// DropManagedFields makes the source clear every object's
+	// metadata.managedFields (the server's record of which client set which
+	// field, often a third of an object's size) before the reflector sees
+	// it, as controller-runtime's cache.TransformStripManagedFields does.
+	// Programs that never read managedFields cache less with it. Sources
+	// that drop them have an identity of their own, so a Factory never
+	// shares their informer with a source that keeps them.
+	DropManagedFields bool
 }
 
 // ListerWatcher is a reflector.ListerWatcher[T] backed by a Kubernetes
@@ -147,6 +155,11 @@ func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptio
 	if !ok {
 		return reflector.ListResult[T]{}, fmt.Errorf("kube: list %s: client returned neither a list nor an error", s.name)
 	}
+	if s.opts.DropManagedFields {
+		for _, item := range items {
+			item.SetManagedFields(nil)
+		}
+	}
 	return reflector.ListResult[T]{
 		Items:           items,
 		ResourceVersion: list.GetResourceVersion(),
@@ -183,7 +196,7 @@ func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOpt
 	if err != nil {
 		return nil, mapError("watch", s.name, err)
 	}
-	return newWatcher[T](ctx, w, s.name), nil
+	return newWatcher[T](ctx, w, s.name, s.opts.DropManagedFields), nil
 }
 
 func (s *ListerWatcher[T, L]) selectors() metav1.ListOptions {
