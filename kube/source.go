@@ -70,13 +70,21 @@ type Options struct {
 	// that drop them have an identity of their own, so a Factory never
 	// shares their informer with a source that keeps them.
 	DropManagedFields bool
+	// DecodeWithClient makes a source over a generated typed client read
+	// every response through the client's own List and Watch, decoded by
+	// client-go, instead of decoding them itself (see the package
+	// documentation's Decoding section). The objects are the same; client-go
+	// spends more time and memory on them.
+	DecodeWithClient bool
 }
 
 // ListerWatcher is a reflector.ListerWatcher[T] backed by a Kubernetes
 // client: the source of an informer for one resource. It is safe for
 // simultaneous use by multiple goroutines.
 type ListerWatcher[T Object, L ListObject] struct {
-	client   Client[L]
+	client Client[L]
+	direct *direct[T] // nil where the source reads through client
+
 	items    itemsFunc[T, L]
 	opts     Options
 	caps     reflector.Capabilities
@@ -99,7 +107,9 @@ func Source[T Object, L ListObject](client Client[L]) *ListerWatcher[T, L] {
 
 // SourceWithOptions is Source with selectors or without streaming lists.
 func SourceWithOptions[T Object, L ListObject](client Client[L], opts Options) *ListerWatcher[T, L] {
-	return newSource[T](client, opts, lacksWatchList(client), typedIdentity[T](client, opts))
+	s := newSource[T](client, opts, lacksWatchList(client), typedIdentity[T](client, opts))
+	s.direct = newDirect[T](client, opts)
+	return s
 }
 
 // newSource returns the source of client. noWatchList says that the
@@ -147,6 +157,13 @@ func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptio
 			lo.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 		}
 	}
+	if s.direct != nil {
+		items, meta, err := s.direct.list(ctx, lo)
+		if err != nil {
+			return reflector.ListResult[T]{}, mapError("list", s.name, err)
+		}
+		return reflector.ListResult[T]{Items: items, ResourceVersion: meta.ResourceVersion, Continue: meta.Continue}, nil
+	}
 	list, err := s.client.List(ctx, lo)
 	if err != nil {
 		return reflector.ListResult[T]{}, mapError("list", s.name, err)
@@ -191,6 +208,13 @@ func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOpt
 		lo.SendInitialEvents = new(true)
 		lo.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 		lo.AllowWatchBookmarks = true // the end of the initial events is a bookmark
+	}
+	if s.direct != nil {
+		w, err := s.direct.watch(ctx, lo, s.name)
+		if err != nil {
+			return nil, mapError("watch", s.name, err)
+		}
+		return w, nil
 	}
 	w, err := s.client.Watch(ctx, lo)
 	if err != nil {
