@@ -20,10 +20,11 @@
 // so lists are paginated as client-go's are. A list at resource version ""
 // reads the latest state, at "0" any state the server's cache has, and at
 // any other version a state not older than it (resourceVersionMatch
-// NotOlderThan, also for paginated lists). Each item is moved out of the
-// decoded list into its own allocation, a shallow copy that shares the
-// item's maps, slices and strings, so that no page of a list stays in
-// memory because one of its objects is still cached.
+// NotOlderThan, also for paginated lists). Each item has its own
+// allocation, so that no page of a list stays in memory because one of its
+// objects is still cached: decoded straight into it (see Decoding), or
+// moved out of the list the client decoded, a shallow copy that shares the
+// item's maps, slices and strings.
 //
 // Watches. Watch passes the version, the timeout (rounded up to whole
 // seconds) and the bookmark request through. With SendInitialEvents it asks
@@ -73,14 +74,39 @@
 // metadata) fails the watch with an error wrapping ErrUnexpectedObject. A
 // failure always ends the watch.
 //
+// # Decoding
+//
+// A source over one of client-go's generated typed clients (the clients of
+// a kubernetes.Clientset, or of a clientset generated for your own types)
+// makes the requests that client makes, through its REST client, with its
+// headers, content type, rate limiter and timeouts, and decodes the
+// responses itself, protobuf or JSON, straight into one allocation per
+// object. The objects are the ones client-go's decoding yields (the
+// differential test in integration/ compares them, field by field, over a
+// real server's lists, streaming lists and watches): protobuf through the
+// types' generated Unmarshal, JSON with encoding/json's semantics and
+// client-go's exact field-name matching, calling the types' own
+// UnmarshalJSON (quantities, times, int-or-string); the type of a decoded
+// object is cleared, as client-go's typed clients clear it. A response of
+// another content type or of objects of another kind is an error, and a
+// watch event of another kind wraps ErrUnexpectedObject. The source falls
+// back to the client's own List and Watch for every other client (the
+// fakes, the dynamic and metadata clients, clients of your own), for a
+// client configured for another content type (CBOR), for object types
+// whose JSON decoding could differ (fields of interface type), and with
+// Options.DecodeWithClient.
+//
 // # Concurrency
 //
 // A ListerWatcher is safe for simultaneous use by multiple goroutines, as
-// the client-go clients are. A watch starts no goroutine: its Next receives
-// the client's next event on the reader's goroutine and converts it, so an
-// event goes from the goroutine of client-go that decoded it straight to
-// the reflector. The client's watch is stopped when the stream fails, on
-// Stop, or when the context passed to Watch ends.
+// the client-go clients are. A watch the source decodes itself reads and
+// decodes the stream on a goroutine of its own, a bounded number of events
+// ahead of Next, which returns them in order; the goroutine ends with the
+// stream, on Stop, or when the context passed to Watch ends. A watch
+// through the client starts no goroutine: its Next receives the client's
+// next event on the reader's goroutine and converts it. Either way the
+// stream is stopped when it fails, on Stop, or when the context passed to
+// Watch ends.
 //
 // # Differences from client-go
 //

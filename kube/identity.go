@@ -67,5 +67,8 @@ func identity(kind string, resource *schema.GroupVersionResource, namespace stri
 	if opts.FieldSelector != "" {
 		fmt.Fprintf(&b, ", fields %q", opts.FieldSelector)
 	}
+	if opts.DropManagedFields {
+		b.WriteString(", without managedFields")
+	}
 	return b.String()
 }

@@ -67,6 +67,10 @@ func TestIdentityAndStreaming(t *testing.T) {
 			caps: sourceOf(kube.SourceWithOptions[*corev1.Pod](cs.CoreV1().Pods(""), kube.Options{LabelSelector: "app=web", FieldSelector: "spec.nodeName=n1"})),
 		},
 		{
+			name: "typed client without managedFields", identity: `typed client, namespace "ns", without managedFields`, streaming: true,
+			caps: sourceOf(kube.SourceWithOptions[*corev1.Pod](cs.CoreV1().Pods("ns"), kube.Options{DropManagedFields: true})),
+		},
+		{
 			name: "fake typed client", identity: `typed client, namespace "ns"`,
 			caps: sourceOf(kube.Source[*corev1.Pod](fcs.CoreV1().Pods("ns"))),
 		},

@@ -62,13 +62,29 @@ type Options struct {
 	// (reflector.Options.StreamingListIdleTimeout, 5s by default): turn
 	// streaming off for those to save that wait.
 	DisableStreamingList bool
+	// DropManagedFields makes the source clear every object's
+	// metadata.managedFields (the server's record of which client set which
+	// field, often a third of an object's size) before the reflector sees
+	// it, as controller-runtime's cache.TransformStripManagedFields does.
+	// Programs that never read managedFields cache less with it. Sources
+	// that drop them have an identity of their own, so a Factory never
+	// shares their informer with a source that keeps them.
+	DropManagedFields bool
+	// DecodeWithClient makes a source over a generated typed client read
+	// every response through the client's own List and Watch, decoded by
+	// client-go, instead of decoding them itself (see the package
+	// documentation's Decoding section). The objects are the same; client-go
+	// spends more time and memory on them.
+	DecodeWithClient bool
 }
 
 // ListerWatcher is a reflector.ListerWatcher[T] backed by a Kubernetes
 // client: the source of an informer for one resource. It is safe for
 // simultaneous use by multiple goroutines.
 type ListerWatcher[T Object, L ListObject] struct {
-	client   Client[L]
+	client Client[L]
+	direct *direct[T] // nil where the source reads through client
+
 	items    itemsFunc[T, L]
 	opts     Options
 	caps     reflector.Capabilities
@@ -91,7 +107,9 @@ func Source[T Object, L ListObject](client Client[L]) *ListerWatcher[T, L] {
 
 // SourceWithOptions is Source with selectors or without streaming lists.
 func SourceWithOptions[T Object, L ListObject](client Client[L], opts Options) *ListerWatcher[T, L] {
-	return newSource[T](client, opts, lacksWatchList(client), typedIdentity[T](client, opts))
+	s := newSource[T](client, opts, lacksWatchList(client), typedIdentity[T](client, opts))
+	s.direct = newDirect[T](client, opts)
+	return s
 }
 
 // newSource returns the source of client. noWatchList says that the
@@ -139,6 +157,13 @@ func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptio
 			lo.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 		}
 	}
+	if s.direct != nil {
+		items, meta, err := s.direct.list(ctx, lo)
+		if err != nil {
+			return reflector.ListResult[T]{}, mapError("list", s.name, err)
+		}
+		return reflector.ListResult[T]{Items: items, ResourceVersion: meta.ResourceVersion, Continue: meta.Continue}, nil
+	}
 	list, err := s.client.List(ctx, lo)
 	if err != nil {
 		return reflector.ListResult[T]{}, mapError("list", s.name, err)
@@ -146,6 +171,11 @@ func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptio
 	items, ok := s.items(list)
 	if !ok {
 		return reflector.ListResult[T]{}, fmt.Errorf("kube: list %s: client returned neither a list nor an error", s.name)
+	}
+	if s.opts.DropManagedFields {
+		for _, item := range items {
+			item.SetManagedFields(nil)
+		}
 	}
 	return reflector.ListResult[T]{
 		Items:           items,
@@ -179,11 +209,18 @@ func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOpt
 		lo.ResourceVersionMatch = metav1.ResourceVersionMatchNotOlderThan
 		lo.AllowWatchBookmarks = true // the end of the initial events is a bookmark
 	}
+	if s.direct != nil {
+		w, err := s.direct.watch(ctx, lo, s.name)
+		if err != nil {
+			return nil, mapError("watch", s.name, err)
+		}
+		return w, nil
+	}
 	w, err := s.client.Watch(ctx, lo)
 	if err != nil {
 		return nil, mapError("watch", s.name, err)
 	}
-	return newWatcher[T](ctx, w, s.name), nil
+	return newWatcher[T](ctx, w, s.name, s.opts.DropManagedFields), nil
 }
 
 func (s *ListerWatcher[T, L]) selectors() metav1.ListOptions {

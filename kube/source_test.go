@@ -243,3 +243,46 @@ func TestCapabilities(t *testing.T) {
 		}
 	}
 }
+
+// TestDropManagedFields checks that Options.DropManagedFields clears the
+// managedFields of listed and watched objects, and only with it.
+func TestDropManagedFields(t *testing.T) {
+	managed := []metav1.ManagedFieldsEntry{{Manager: "kubelet", Operation: metav1.ManagedFieldsOperationUpdate}}
+	withManaged := func(name string) corev1.Pod {
+		p := pod(name, "1")
+		p.ManagedFields = managed
+		return p
+	}
+	for _, drop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("drop=%v", drop), func(t *testing.T) {
+			w := watch.NewFake()
+			defer w.Stop()
+			c := &fakeClient[*corev1.PodList]{list: &corev1.PodList{Items: []corev1.Pod{withManaged("listed")}}, watcher: w}
+			lw := kube.SourceWithOptions[*corev1.Pod](c, kube.Options{DropManagedFields: drop})
+			list, err := lw.List(context.Background(), reflector.ListOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stream, err := lw.Watch(context.Background(), reflector.WatchOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stream.Stop()
+			watched := withManaged("watched")
+			go w.Modify(&watched)
+			ev, err := stream.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want []metav1.ManagedFieldsEntry
+			if !drop {
+				want = managed
+			}
+			for _, p := range []*corev1.Pod{list.Items[0], ev.Object} {
+				if diff := cmp.Diff(want, p.ManagedFields); diff != "" {
+					t.Errorf("%s: managedFields mismatch (-want +got):\n%s", p.Name, diff)
+				}
+			}
+		})
+	}
+}

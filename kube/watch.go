@@ -21,6 +21,8 @@ type watcher[T Object] struct {
 	w    watch.Interface
 	ch   <-chan watch.Event
 	name string // the resource, for errors
+	// dropManaged clears the managedFields of every object.
+	dropManaged bool
 	// unhook cancels the stop of w when the watch's context ends.
 	unhook func() bool
 	once   sync.Once // stops w once
@@ -31,8 +33,8 @@ type watcher[T Object] struct {
 
 // newWatcher adapts w, which ends when ctx does: a client honours the
 // context of its request, and a fake client's watch is stopped then.
-func newWatcher[T Object](ctx context.Context, w watch.Interface, name string) *watcher[T] {
-	x := &watcher[T]{w: w, ch: w.ResultChan(), name: name}
+func newWatcher[T Object](ctx context.Context, w watch.Interface, name string, dropManaged bool) *watcher[T] {
+	x := &watcher[T]{w: w, ch: w.ResultChan(), name: name, dropManaged: dropManaged}
 	x.unhook = context.AfterFunc(ctx, x.stopClient)
 	return x
 }
@@ -61,6 +63,9 @@ func (x *watcher[T]) Next(ctx context.Context) (reflector.Event[T], error) {
 	ev, err := convert[T](e, x.name)
 	if err != nil {
 		return x.finish(err)
+	}
+	if x.dropManaged && ev.Type != reflector.Bookmark {
+		ev.Object.SetManagedFields(nil)
 	}
 	return ev, nil
 }

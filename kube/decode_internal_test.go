@@ -1,0 +1,222 @@
+package kube
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/serializer/protobuf"
+	"k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/typedcache/typedcache/reflector"
+)
+
+// The differential test over real server responses is in
+// integration/decode_test.go; these tests check the direct path's
+// handling of responses no server sends.
+
+func configMapType() *objectType[*corev1.ConfigMap] {
+	return newObjectType[*corev1.ConfigMap](reflect.TypeFor[corev1.ConfigMap](), corev1.SchemeGroupVersion.WithKind("ConfigMap"), false)
+}
+
+func testConfigMap(name string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, ResourceVersion: "7", Labels: map[string]string{"app": "web"}},
+		Data:       map[string]string{"k": "v"},
+	}
+}
+
+func encodeProtobuf(t *testing.T, obj runtime.Object, kind string) []byte {
+	t.Helper()
+	obj.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(kind))
+	var buf bytes.Buffer
+	if err := protobuf.NewSerializer(scheme.Scheme, scheme.Scheme).Encode(obj, &buf); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func encodeJSON(t *testing.T, obj runtime.Object, kind string) []byte {
+	t.Helper()
+	obj.GetObjectKind().SetGroupVersionKind(corev1.SchemeGroupVersion.WithKind(kind))
+	b, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDirectListDecodesBothEncodings decodes a list in each encoding, and
+// every truncation and one-byte corruption of it without panicking.
+func TestDirectListDecodesBothEncodings(t *testing.T) {
+	o := configMapType()
+	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: []corev1.ConfigMap{*testConfigMap("a"), *testConfigMap("b")}}
+	for _, tc := range []struct {
+		name   string
+		body   []byte
+		decode func([]byte) ([]*corev1.ConfigMap, metav1.ListMeta, error)
+	}{
+		{"protobuf", encodeProtobuf(t, list.DeepCopy(), "ConfigMapList"), o.protobufList},
+		{"json", encodeJSON(t, list.DeepCopy(), "ConfigMapList"), o.jsonList},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			items, meta, err := tc.decode(tc.body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if meta.ResourceVersion != "9" || len(items) != 2 || !reflect.DeepEqual(*items[1], list.Items[1]) {
+				t.Fatalf("decoded version %q and %d items (%+v), want version 9 and the list's 2 items", meta.ResourceVersion, len(items), items)
+			}
+			for i := range tc.body {
+				_, _, _ = tc.decode(tc.body[:i])
+				corrupt := bytes.Clone(tc.body)
+				corrupt[i] ^= 0xff
+				_, _, _ = tc.decode(corrupt)
+			}
+		})
+	}
+}
+
+// TestDirectListRejects checks the errors of list responses that are not
+// lists of the source's objects.
+func TestDirectListRejects(t *testing.T) {
+	o := configMapType()
+	status := &metav1.Status{Status: metav1.StatusFailure, Reason: metav1.StatusReasonGone, Code: 410}
+	status.APIVersion, status.Kind = "v1", "Status"
+	statusJSON, err := json.Marshal(status)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := &corev1.SecretList{}
+	for _, tc := range []struct {
+		name   string
+		decode func([]byte) ([]*corev1.ConfigMap, metav1.ListMeta, error)
+		body   []byte
+		want   error
+	}{
+		{"protobuf without prefix", o.protobufList, []byte("not protobuf"), errMalformed},
+		{"protobuf of another kind", o.protobufList, encodeProtobuf(t, secrets, "SecretList"), ErrUnexpectedObject},
+		{"json of another kind", o.jsonList, encodeJSON(t, secrets, "SecretList"), ErrUnexpectedObject},
+		{"json that is not an object", o.jsonList, []byte(`[1]`), errMalformed},
+		{"json with an item that is not an object", o.jsonList, []byte(`{"apiVersion":"v1","kind":"ConfigMapList","items":[1]}`), errMalformed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, _, err := tc.decode(tc.body); !errors.Is(err, tc.want) {
+				t.Errorf("decode error %v, want one wrapping %v", err, tc.want)
+			}
+		})
+	}
+	t.Run("json status", func(t *testing.T) {
+		_, _, err := o.jsonList(statusJSON)
+		var se interface{ Status() metav1.Status }
+		if !errors.As(err, &se) || se.Status().Code != 410 {
+			t.Errorf("decode error %v, want the status error of a 410", err)
+		}
+	})
+}
+
+// protobufFrame encodes one watch event as the server frames it.
+func protobufFrame(t *testing.T, typ string, obj runtime.Object, kind string) []byte {
+	t.Helper()
+	ev := metav1.WatchEvent{Type: typ, Object: runtime.RawExtension{Raw: encodeProtobuf(t, obj, kind)}}
+	b, err := ev.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(binary.BigEndian.AppendUint32(nil, uint32(len(b))), b...)
+}
+
+func jsonEvent(t *testing.T, typ string, obj runtime.Object, kind string) []byte {
+	t.Helper()
+	b, err := json.Marshal(map[string]json.RawMessage{"type": json.RawMessage(`"` + typ + `"`), "object": encodeJSON(t, obj, kind)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// readAll reads w to its end, and returns the names of its objects and
+// the error that ended it.
+func readAll(w reflector.Watch[*corev1.ConfigMap]) ([]string, error) {
+	defer w.Stop()
+	var names []string
+	for {
+		ev, err := w.Next(context.Background())
+		if err != nil {
+			return names, err
+		}
+		names = append(names, fmt.Sprintf("%d %s", ev.Type, ev.Object.GetName()))
+	}
+}
+
+// TestDirectWatch reads watch streams in both encodings: their events in
+// order, io.EOF at their end (a truncated stream is a closed connection,
+// as in client-go), and an error for an event the source cannot take.
+func TestDirectWatch(t *testing.T) {
+	o := configMapType()
+	gone := &metav1.Status{Status: metav1.StatusFailure, Reason: metav1.StatusReasonGone, Code: 410}
+	pbA := protobufFrame(t, "ADDED", testConfigMap("a"), "ConfigMap")
+	pb := bytes.Join([][]byte{pbA, protobufFrame(t, "MODIFIED", testConfigMap("b"), "ConfigMap")}, nil)
+	js := bytes.Join([][]byte{jsonEvent(t, "ADDED", testConfigMap("a"), "ConfigMap"), jsonEvent(t, "MODIFIED", testConfigMap("b"), "ConfigMap")}, []byte("\n"))
+	both := []string{fmt.Sprintf("%d a", reflector.Added), fmt.Sprintf("%d b", reflector.Updated)}
+	for _, tc := range []struct {
+		name  string
+		body  []byte
+		want  []string
+		isEOF bool
+		errIs error
+	}{
+		{name: "protobuf", body: pb, want: both, isEOF: true},
+		{name: "json", body: js, want: both, isEOF: true},
+		{name: "protobuf truncated", body: pb[:len(pb)-3], want: both[:1], isEOF: true},
+		{name: "json truncated", body: js[:len(js)-3], want: both[:1], isEOF: true},
+		{name: "protobuf error event", body: protobufFrame(t, "ERROR", gone, "Status")},
+		{name: "json error event", body: jsonEvent(t, "ERROR", gone, "Status")},
+		{name: "protobuf object of another kind", body: protobufFrame(t, "ADDED", &corev1.Secret{}, "Secret"), errIs: ErrUnexpectedObject},
+		{name: "json object of another kind", body: jsonEvent(t, "ADDED", &corev1.Secret{}, "Secret"), errIs: ErrUnexpectedObject},
+		{name: "protobuf frame too large", body: append(bytes.Clone(pbA), 1, 0, 0, 1), want: both[:1], errIs: errMalformed},
+		{name: "neither encoding", body: []byte("garbage"), errIs: errMalformed},
+		{name: "json event without object", body: []byte(`{"type":"ADDED"}`), errIs: errMalformed},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := newDirectWatch(context.Background(), o, io.NopCloser(bytes.NewReader(tc.body)), "configmaps")
+			names, err := readAll(w)
+			if !reflect.DeepEqual(names, tc.want) {
+				t.Errorf("events %q, want %q", names, tc.want)
+			}
+			switch {
+			case tc.isEOF && err != io.EOF:
+				t.Errorf("ended with %v, want io.EOF", err)
+			case !tc.isEOF && (err == nil || err == io.EOF):
+				t.Errorf("ended with %v, want a failure", err)
+			case tc.errIs != nil && !errors.Is(err, tc.errIs):
+				t.Errorf("ended with %v, want one wrapping %v", err, tc.errIs)
+			}
+		})
+	}
+}
+
+// TestDirectWatchStop stops a watch whose stream never ends: Next then
+// reports its end, and the goroutine reading the stream ends (the
+// package's TestMain checks for leaks).
+func TestDirectWatchStop(t *testing.T) {
+	r, pw := io.Pipe()
+	w := newDirectWatch(context.Background(), configMapType(), r, "configmaps")
+	go func() { _, _ = pw.Write(protobufFrame(t, "ADDED", testConfigMap("a"), "ConfigMap")) }()
+	if ev, err := w.Next(context.Background()); err != nil || ev.Object.GetName() != "a" {
+		t.Fatalf("Next() = %v, %v; want the added object", ev, err)
+	}
+	w.Stop()
+	if _, err := w.Next(context.Background()); err != io.EOF {
+		t.Errorf("Next() after Stop = %v, want io.EOF", err)
+	}
+}

@@ -1,0 +1,115 @@
+package kube
+
+import (
+	"context"
+	"encoding"
+	"fmt"
+	"mime"
+	"reflect"
+
+	"github.com/go-json-experiment/json"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// direct is the direct path of a typed source: it makes the requests the
+// typed client would make, and decodes their responses itself, straight
+// from the response body into one allocation per object.
+type direct[T Object] struct {
+	access  restAccess
+	objects *objectType[T]
+}
+
+// newDirect returns the direct path for client, or nil where it does not
+// apply: clients other than client-go's generated typed clients over a
+// REST client (the fakes, the dynamic and metadata clients, your own),
+// clients configured for a content type other than protobuf and JSON,
+// and object types it cannot decode as client-go does.
+func newDirect[T Object](client any, opts Options) *direct[T] {
+	if opts.DecodeWithClient {
+		return nil
+	}
+	t := reflect.TypeFor[T]()
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || !jsonDecodable(t.Elem(), map[reflect.Type]bool{}) {
+		return nil
+	}
+	access, ok := restAccessOf(client, t.Elem())
+	if !ok {
+		return nil
+	}
+	return &direct[T]{access: access, objects: newObjectType[T](t.Elem(), access.gvk, opts.DropManagedFields)}
+}
+
+// list lists one page.
+func (d *direct[T]) list(ctx context.Context, opts metav1.ListOptions) ([]T, metav1.ListMeta, error) {
+	body, contentType, err := d.access.list(ctx, opts)
+	if err != nil {
+		return nil, metav1.ListMeta{}, err
+	}
+	mediaType, _, _ := mime.ParseMediaType(contentType)
+	switch mediaType {
+	case protobufMediaType:
+		if !d.objects.protobuf {
+			break
+		}
+		return d.objects.protobufList(body)
+	case jsonMediaType:
+		return d.objects.jsonList(body)
+	}
+	return nil, metav1.ListMeta{}, fmt.Errorf("%w: content type %q", errMalformed, contentType)
+}
+
+// watch starts a watch.
+func (d *direct[T]) watch(ctx context.Context, opts metav1.ListOptions, name string) (*directWatch[T], error) {
+	body, err := d.access.watch(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return newDirectWatch(ctx, d.objects, body, name), nil
+}
+
+var (
+	jsonUnmarshalerV1 = reflect.TypeFor[interface{ UnmarshalJSON([]byte) error }]()
+	jsonUnmarshalerV2 = reflect.TypeFor[json.UnmarshalerFrom]()
+	textUnmarshaler   = reflect.TypeFor[encoding.TextUnmarshaler]()
+)
+
+// jsonDecodable reports whether JSON decodes into t the same way through
+// the direct path as through client-go: t's values hold no interface
+// (client-go keeps integers in interfaces as int64, encoding/json as
+// float64) and no other JSON method than UnmarshalJSON (both call it
+// alike) is declared in it, except inside types that unmarshal
+// themselves. seen breaks cycles.
+func jsonDecodable(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return true
+	}
+	seen[t] = true
+	pt := reflect.PointerTo(t)
+	if pt.Implements(jsonUnmarshalerV2) || t.Implements(jsonUnmarshalerV2) {
+		return false
+	}
+	if pt.Implements(jsonUnmarshalerV1) || t.Implements(jsonUnmarshalerV1) {
+		return true
+	}
+	if pt.Implements(textUnmarshaler) || t.Implements(textUnmarshaler) {
+		return false
+	}
+	switch t.Kind() {
+	case reflect.Interface, reflect.Chan, reflect.Func, reflect.UnsafePointer, reflect.Complex64, reflect.Complex128:
+		return false
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return jsonDecodable(t.Elem(), seen)
+	case reflect.Map:
+		return t.Key().Kind() == reflect.String && jsonDecodable(t.Key(), seen) && jsonDecodable(t.Elem(), seen)
+	case reflect.Struct:
+		for f := range t.Fields() {
+			if (!f.IsExported() && !f.Anonymous) || f.Tag.Get("json") == "-" {
+				continue // encoding/json never sets it
+			}
+			if !jsonDecodable(f.Type, seen) {
+				return false
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,88 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/watch"
+)
+
+// errMalformed reports a response the direct path cannot read: not the
+// protobuf or JSON the server sends, or objects of another kind.
+var errMalformed = errors.New("kube: malformed response")
+
+// protobufUnmarshaler is implemented by the generated API types: Unmarshal
+// merges a protobuf message into the object, copying every string and
+// byte slice out of its argument.
+type protobufUnmarshaler interface {
+	Unmarshal(data []byte) error
+}
+
+// objectType makes and decodes the objects of a source, *E for T.
+type objectType[T Object] struct {
+	elem       reflect.Type
+	gvk        schema.GroupVersionKind
+	apiVersion string // gvk's group and version, as in a response
+	listKind   string
+	// protobuf reports whether *E has the generated protobuf Unmarshal.
+	protobuf bool
+	json     jsonCodec
+	// dropManaged clears every object's managedFields.
+	dropManaged bool
+}
+
+func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dropManaged bool) *objectType[T] {
+	_, pb := reflect.New(elem).Interface().(protobufUnmarshaler)
+	return &objectType[T]{
+		elem:        elem,
+		gvk:         gvk,
+		apiVersion:  gvk.GroupVersion().String(),
+		listKind:    gvk.Kind + "List",
+		protobuf:    pb,
+		json:        newJSONCodec(dropManaged),
+		dropManaged: dropManaged,
+	}
+}
+
+// new returns a new, zero *E.
+func (o *objectType[T]) new() T {
+	var t T
+	reflect.ValueOf(&t).Elem().Set(reflect.New(o.elem))
+	return t
+}
+
+// checkKind reports an error unless apiVersion and kind are the object's.
+func (o *objectType[T]) checkKind(apiVersion, kind, want string) error {
+	if kind != want || apiVersion != o.apiVersion {
+		return fmt.Errorf("%w: %s %s, want %s %s", ErrUnexpectedObject, apiVersion, kind, o.apiVersion, want)
+	}
+	return nil
+}
+
+// finish applies the source's options to a decoded object.
+func (o *objectType[T]) finish(obj T) {
+	if o.dropManaged {
+		obj.SetManagedFields(nil)
+	}
+}
+
+// A decodedEvent is one event of a watch stream as the direct path
+// decodes it: Status is set for watch.Error, Object for the other types.
+type decodedEvent[T Object] struct {
+	Type   watch.EventType
+	Object T
+	Status *metav1.Status
+}
+
+// statusError returns the error a list response that is a Status stands
+// for, as client-go's Result.Into would.
+func statusError(s *metav1.Status) error {
+	if s.Status == metav1.StatusSuccess {
+		return fmt.Errorf("%w: a Status of success instead of a list", errMalformed)
+	}
+	return apierrors.FromObject(s)
+}
