@@ -224,3 +224,16 @@ func checkColumn[E any](name string, c *column[E]) error {
 // UsesObjectKeys reports whether x builds the keys of its writes on the
 // stack, as it does when its key function is keys.Of.
 func UsesObjectKeys[T any](x *Indexer[T]) bool { return x.objectKeys }
+
+// CountReader takes the first step of a snapshot, counting a reader, and
+// stops there, as a reader preempted before it checks for a write under
+// way. load takes the remaining step, returning the object at each
+// position of the view it loads; release ends the snapshot.
+func (x *Indexer[T]) CountReader() (load func() func(p int) T, release func()) {
+	x.readers.Add(1)
+	load = func() func(int) T {
+		s := x.view.Load().snapshot
+		return s.obj
+	}
+	return load, x.release
+}
