@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/typedcache/typedcache/internal/objkey"
 	"github.com/typedcache/typedcache/keys"
 )
 
@@ -75,7 +76,7 @@ func New[T any](keyFunc keys.Func[T], indexers Indexers[T]) *Indexer[T] {
 	}
 	seed := maphash.MakeSeed()
 	lockFree := reflect.TypeFor[T]().Kind() == reflect.Pointer
-	x := &Indexer[T]{keyFunc: keyFunc, objectKeys: isKeysOf(keyFunc), seed: seed, lockFree: lockFree}
+	x := &Indexer[T]{keyFunc: keyFunc, objectKeys: objkey.IsKeysOf(keyFunc), seed: seed, lockFree: lockFree}
 	x.t = newTable[T](0, seed, lockFree)
 	x.live.Store(x.t)
 	x.view.Store(&view[T]{})

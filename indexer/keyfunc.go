@@ -1,8 +1,7 @@
 package indexer
 
 import (
-	"strings"
-
+	"github.com/typedcache/typedcache/internal/objkey"
 	"github.com/typedcache/typedcache/keys"
 )
 
@@ -34,8 +33,8 @@ func (x *Indexer[T]) storedKey(namespace, name string) (string, bool) {
 	if name == "" {
 		return "", false
 	}
-	var buf [maxStackKey]byte
-	key := appendKey(buf[:0], namespace, name)
+	var buf [objkey.MaxStack]byte
+	key := objkey.Append(buf[:0], namespace, name)
 	h := hashBytes(x.seed, key)
 	if !x.mu.TryRLock() {
 		return "", false
@@ -48,18 +47,14 @@ func (x *Indexer[T]) storedKey(namespace, name string) (string, bool) {
 	return x.t.key(p), true
 }
 
-// maxStackKey is the longest key storedKey and getNamespaced build without
-// allocating.
-const maxStackKey = 128
-
 // getNamespaced returns the object stored under keys.Join(namespace, name).
 func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
 	var zero T
 	if name == "" {
 		return zero, false
 	}
-	var buf [maxStackKey]byte
-	key := appendKey(buf[:0], namespace, name)
+	var buf [objkey.MaxStack]byte
+	key := objkey.Append(buf[:0], namespace, name)
 	h := hashBytes(x.seed, key)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -68,32 +63,4 @@ func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
 		return zero, false
 	}
 	return x.t.obj(p), true
-}
-
-// appendKey appends keys.Join(namespace, name) to dst.
-func appendKey(dst []byte, namespace, name string) []byte {
-	if namespace != "" {
-		dst = append(appendEscaped(dst, namespace), '/')
-	}
-	return appendEscaped(dst, name)
-}
-
-// appendEscaped appends escape(s) to dst.
-func appendEscaped(dst []byte, s string) []byte {
-	for {
-		i := strings.IndexByte(s, '%')
-		if j := strings.IndexByte(s, '/'); j >= 0 && (i < 0 || j < i) {
-			i = j
-		}
-		if i < 0 {
-			return append(dst, s...)
-		}
-		dst = append(dst, s[:i]...)
-		if s[i] == '%' {
-			dst = append(dst, "%25"...)
-		} else {
-			dst = append(dst, "%2F"...)
-		}
-		s = s[i+1:]
-	}
 }

@@ -3,6 +3,7 @@ package indexer
 import (
 	"sync/atomic"
 
+	"github.com/typedcache/typedcache/internal/objkey"
 	"github.com/typedcache/typedcache/keys"
 )
 
@@ -34,8 +35,8 @@ func getObject[T keys.Object](x *Indexer[T], namespace, name string) (T, bool) {
 	if !x.lockFree || name == "" {
 		return x.getNamespaced(namespace, name)
 	}
-	var buf [maxStackKey]byte
-	h := hashBytes(x.seed, appendKey(buf[:0], namespace, name))
+	var buf [objkey.MaxStack]byte
+	h := hashBytes(x.seed, objkey.Append(buf[:0], namespace, name))
 	for range lockFreeTries {
 		before := x.moves.Load()
 		if before&1 != 0 {

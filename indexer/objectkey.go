@@ -1,21 +1,9 @@
 package indexer
 
 import (
-	"reflect"
-	"runtime"
-
+	"github.com/typedcache/typedcache/internal/objkey"
 	"github.com/typedcache/typedcache/keys"
 )
-
-// keysOfName is the name the runtime gives every instantiation of keys.Of.
-const keysOfName = "github.com/typedcache/typedcache/keys.Of[...]"
-
-// isKeysOf reports whether f is an instantiation of keys.Of, whose key an
-// Indexer can build on the stack (see entryKey) instead of calling f.
-func isKeysOf[T any](f keys.Func[T]) bool {
-	fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer())
-	return fn != nil && fn.Name() == keysOfName
-}
 
 // The key of a write is a string, or, when a byte slice kb is not nil, the
 // string that kb holds: a write given kb looks the key up without making a
@@ -46,6 +34,6 @@ func (x *Indexer[T]) objectKey(obj T, buf []byte) (key string, kb []byte, h uint
 	if name == "" {
 		return "", nil, 0, x.keyError(keys.ErrEmptyName)
 	}
-	kb = appendKey(buf, o.GetNamespace(), name)
+	kb = objkey.Append(buf, o.GetNamespace(), name)
 	return "", kb, hashBytes(x.seed, kb), nil
 }

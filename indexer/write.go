@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+
+	"github.com/typedcache/typedcache/internal/objkey"
 )
 
 // inlineIndexes is how many indexes' values a write keeps on the stack.
@@ -14,7 +16,7 @@ const inlineIndexes = 4
 // think in events. If obj is a nil pointer, or the key function or an
 // IndexFunc fails, Add returns an error and changes nothing.
 func (x *Indexer[T]) Add(obj T) error {
-	var buf [maxStackKey]byte
+	var buf [objkey.MaxStack]byte
 	key, kb, h, err := x.writeKey(obj, buf[:0])
 	if err != nil {
 		return err
@@ -32,7 +34,7 @@ func (x *Indexer[T]) Update(obj T) error {
 // obj matters, not its content. If obj is a nil pointer or the key function
 // fails, Delete returns an error and changes nothing.
 func (x *Indexer[T]) Delete(obj T) error {
-	var buf [maxStackKey]byte
+	var buf [objkey.MaxStack]byte
 	key, kb, h, err := x.writeKey(obj, buf[:0])
 	if err != nil {
 		return err
