@@ -8,8 +8,6 @@ import (
 	"io"
 	"sync"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	utilnet "k8s.io/apimachinery/pkg/util/net"
 	"k8s.io/apimachinery/pkg/watch"
 
@@ -146,24 +144,14 @@ func (w *directWatch[T]) Stop() {
 // client-go's events.
 func convertDecoded[T Object](d decodedEvent[T], name string) (reflector.Event[T], error) {
 	switch d.Type {
-	case watch.Added:
-		return reflector.Event[T]{Type: reflector.Added, Object: d.Object}, nil
-	case watch.Modified:
-		return reflector.Event[T]{Type: reflector.Updated, Object: d.Object}, nil
-	case watch.Deleted:
-		return reflector.Event[T]{Type: reflector.Deleted, Object: d.Object}, nil
 	case watch.Bookmark:
-		m, err := meta.Accessor(d.Object)
-		if err != nil {
-			return reflector.Event[T]{}, fmt.Errorf("kube: watch %s: bookmark: %w: %v", name, ErrUnexpectedObject, err)
-		}
-		return reflector.Event[T]{
-			Type:             reflector.Bookmark,
-			ResourceVersion:  m.GetResourceVersion(),
-			InitialEventsEnd: m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true",
-		}, nil
+		return bookmark[T](d.Object, name)
 	case watch.Error:
 		return reflector.Event[T]{}, watchError(name, d.Status)
 	}
-	return reflector.Event[T]{}, fmt.Errorf("kube: watch %s: unknown event type %q", name, d.Type)
+	t, err := objectEventType(d.Type, name)
+	if err != nil {
+		return reflector.Event[T]{}, err
+	}
+	return reflector.Event[T]{Type: t, Object: d.Object}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/watch"
 
 	"github.com/typedcache/typedcache/reflector"
@@ -91,32 +92,48 @@ func (x *watcher[T]) stopClient() { x.once.Do(x.w.Stop) }
 // convert turns a client-go event into ours. Error events, objects that
 // are not of type T and event types it does not know are errors.
 func convert[T Object](e watch.Event, name string) (reflector.Event[T], error) {
-	var t reflector.EventType
 	switch e.Type {
-	case watch.Added:
-		t = reflector.Added
-	case watch.Modified:
-		t = reflector.Updated
-	case watch.Deleted:
-		t = reflector.Deleted
 	case watch.Bookmark:
-		m, err := meta.Accessor(e.Object)
-		if err != nil {
-			return reflector.Event[T]{}, fmt.Errorf("kube: watch %s: bookmark: %w: %v", name, ErrUnexpectedObject, err)
-		}
-		return reflector.Event[T]{
-			Type:             reflector.Bookmark,
-			ResourceVersion:  m.GetResourceVersion(),
-			InitialEventsEnd: m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true",
-		}, nil
+		return bookmark[T](e.Object, name)
 	case watch.Error:
 		return reflector.Event[T]{}, watchError(name, e.Object)
-	default:
-		return reflector.Event[T]{}, fmt.Errorf("kube: watch %s: unknown event type %q", name, e.Type)
+	}
+	t, err := objectEventType(e.Type, name)
+	if err != nil {
+		return reflector.Event[T]{}, err
 	}
 	obj, ok := e.Object.(T)
 	if !ok {
 		return reflector.Event[T]{}, fmt.Errorf("kube: watch %s: %w: %T", name, ErrUnexpectedObject, e.Object)
 	}
 	return reflector.Event[T]{Type: t, Object: obj}, nil
+}
+
+// objectEventType returns our type of a watch event that carries an
+// object: added, modified or deleted. Any other type is an error.
+func objectEventType(t watch.EventType, name string) (reflector.EventType, error) {
+	switch t {
+	case watch.Added:
+		return reflector.Added, nil
+	case watch.Modified:
+		return reflector.Updated, nil
+	case watch.Deleted:
+		return reflector.Deleted, nil
+	}
+	return 0, fmt.Errorf("kube: watch %s: unknown event type %q", name, t)
+}
+
+// bookmark turns the object of a bookmark event into our bookmark: its
+// resource version, and whether it ends the initial events of a streaming
+// list.
+func bookmark[T Object](obj runtime.Object, name string) (reflector.Event[T], error) {
+	m, err := meta.Accessor(obj)
+	if err != nil {
+		return reflector.Event[T]{}, fmt.Errorf("kube: watch %s: bookmark: %w: %v", name, ErrUnexpectedObject, err)
+	}
+	return reflector.Event[T]{
+		Type:             reflector.Bookmark,
+		ResourceVersion:  m.GetResourceVersion(),
+		InitialEventsEnd: m.GetAnnotations()[metav1.InitialEventsAnnotationKey] == "true",
+	}, nil
 }
