@@ -94,7 +94,10 @@
 // fakes, the dynamic and metadata clients, clients of your own), for a
 // client configured for another content type (CBOR), for object types
 // whose JSON decoding could differ (fields of interface type), and with
-// Options.DecodeWithClient.
+// Options.DecodeWithClient. It finds a generated client's resource and
+// content preference in fields client-go does not export; a client-go
+// release that renames them makes the source fall back to the client too,
+// slower but never wrong (run the differential test after an upgrade).
 //
 // # Concurrency
 //
