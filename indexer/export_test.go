@@ -227,12 +227,18 @@ func UsesObjectKeys[T any](x *Indexer[T]) bool { return x.objectKeys }
 
 // CountReader takes the first step of a snapshot, counting a reader, and
 // stops there, as a reader preempted before it checks for a write under
-// way. load takes the remaining step, returning the object at each
-// position of the view it loads; release ends the snapshot.
+// way. load takes the remaining steps, starting again as snapshot does if
+// a write ran meanwhile, and returns the object at each position of the
+// view it took; release ends the snapshot.
 func (x *Indexer[T]) CountReader() (load func() func(p int) T, release func()) {
 	x.readers.Add(1)
+	published := x.published.Load()
 	load = func() func(int) T {
-		s := x.view.Load().snapshot
+		s, ok := x.tryView(published)
+		if !ok {
+			x.readers.Add(-1)
+			s = x.snapshot()
+		}
 		return s.obj
 	}
 	return load, x.release
