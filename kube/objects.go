@@ -33,6 +33,8 @@ type objectType[T Object] struct {
 	json     jsonCodec
 	// dropManaged clears every object's managedFields.
 	dropManaged bool
+	// strings makes the objects share their repeated strings.
+	strings *interner
 }
 
 func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dropManaged bool) *objectType[T] {
@@ -45,6 +47,7 @@ func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dro
 		protobuf:    pb,
 		json:        newJSONCodec(dropManaged),
 		dropManaged: dropManaged,
+		strings:     newInterner(elem),
 	}
 }
 
@@ -63,11 +66,13 @@ func (o *objectType[T]) checkKind(apiVersion, kind, want string) error {
 	return nil
 }
 
-// finish applies the source's options to a decoded object.
+// finish applies the source's options to a decoded object, and shares
+// its repeated strings with the objects decoded before it.
 func (o *objectType[T]) finish(obj T) {
 	if o.dropManaged {
 		obj.SetManagedFields(nil)
 	}
+	o.strings.intern(reflect.ValueOf(obj).UnsafePointer())
 }
 
 // A decodedEvent is one event of a watch stream as the direct path

@@ -1,0 +1,304 @@
+package kube
+
+import (
+	"reflect"
+	"sync"
+	"unsafe"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// An interner makes the objects a source decodes share one copy of each
+// string that repeats across them (namespaces, field managers, owner
+// references, images, container specs) and of each managedFields field
+// set. Objects of one kind repeat most of their strings, and a cache holds
+// every object for the informer's lifetime, so sharing them is where a
+// cached object's memory falls.
+//
+// It only rewrites objects it has just decoded, before anyone else sees
+// them. Strings are immutable, so sharing one is invisible. A field set
+// (a *FieldsV1 and its bytes) is shared whole: objects from the cache are
+// never modified, and a Transform that edits managedFields replaces them
+// rather than writing into their bytes.
+type interner struct {
+	mu    sync.Mutex
+	table map[string]string
+	// fields holds the first FieldsV1 seen of each field set, keyed by
+	// its bytes, so that equal managedFields entries share it whole.
+	fields map[string]*metav1.FieldsV1
+	walk   walkFunc // nil when the type holds no string
+}
+
+const (
+	// internMaxLen bounds the strings worth looking up: longer ones are
+	// data (certificates, scripts), rarely repeated.
+	internMaxLen = 4 << 10
+	// internMaxEntries bounds the table. When full it starts again empty:
+	// objects keep the strings they share, and new objects share with
+	// each other, so memory stays bounded while the strings in use change.
+	internMaxEntries = 1 << 16
+)
+
+// A site is one string field of a type. It is judged on windows of
+// lookups: a site whose strings are seldom found in the table (names,
+// UIDs, resource versions, data) is cold: it skips its strings for a
+// while, without looking them up or adding them, then is judged again.
+type site struct {
+	lookups, hits uint32
+	coldFor       uint32 // strings still to skip
+	// recent holds shared copies of the site's latest strings: most sites
+	// see few distinct strings (a map's keys, a container's variables), and
+	// comparing with them spares a lookup.
+	recent [siteRecent]string
+	next   uint8 // where the next string goes in recent
+	// lastFields is the latest field set of a site of field sets.
+	lastFields *metav1.FieldsV1
+}
+
+// siteRecent is how many recent strings a site compares with.
+const siteRecent = 8
+
+// seen returns the copy of s in recent.
+func (s *site) seen(str string) (string, bool) {
+	for _, r := range &s.recent {
+		if r == str {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// remember puts s in recent, in place of the oldest.
+func (s *site) remember(str string) {
+	s.recent[s.next%siteRecent] = str
+	s.next++
+}
+
+const (
+	// siteWindow is how many lookups a site is judged on.
+	siteWindow = 64
+	// siteColdFor is how many strings a cold site skips.
+	siteColdFor = 64 * siteWindow
+)
+
+// skip reports whether the site is cold, counting one string skipped.
+func (s *site) skip() bool {
+	if s.coldFor == 0 {
+		return false
+	}
+	s.coldFor--
+	return true
+}
+
+// found records one lookup.
+func (s *site) found(hit bool) {
+	s.lookups++
+	if hit {
+		s.hits++
+	}
+	if s.lookups == siteWindow {
+		if s.hits < siteWindow/8 {
+			s.coldFor = siteColdFor
+		}
+		s.lookups, s.hits = 0, 0
+	}
+}
+
+// walkFunc interns the strings of the value at p.
+type walkFunc func(p unsafe.Pointer, in *interner)
+
+func newInterner(t reflect.Type) *interner {
+	return &interner{
+		table:  make(map[string]string),
+		fields: make(map[string]*metav1.FieldsV1),
+		walk:   compileWalk(t),
+	}
+}
+
+// intern rewrites the strings of obj, a pointer to the interner's type.
+func (in *interner) intern(obj unsafe.Pointer) {
+	if in.walk == nil {
+		return
+	}
+	in.mu.Lock()
+	in.walk(obj, in)
+	in.mu.Unlock()
+}
+
+// str returns the shared copy of s, adding s when its site allows.
+func (in *interner) str(s string, st *site) string {
+	if len(s) == 0 || len(s) > internMaxLen || st.skip() {
+		return s
+	}
+	if c, ok := st.seen(s); ok {
+		st.found(true)
+		return c
+	}
+	c, ok := in.table[s]
+	st.found(ok)
+	if !ok {
+		in.add(s)
+		c = s
+	}
+	st.remember(c)
+	return c
+}
+
+// fieldSet returns the FieldsV1 equal to f seen before, or f itself.
+func (in *interner) fieldSet(f *metav1.FieldsV1, st *site) *metav1.FieldsV1 {
+	raw := f.GetRawBytes() // f's own bytes, not a copy, unless built with fieldsv1string
+	if len(raw) == 0 || len(raw) > internMaxLen || st.skip() {
+		return f
+	}
+	if st.lastFields != nil && string(raw) == string(st.lastFields.GetRawBytes()) {
+		st.found(true)
+		return st.lastFields
+	}
+	c, ok := in.fields[string(raw)]
+	st.found(ok)
+	if !ok {
+		if len(in.fields) >= internMaxEntries {
+			clear(in.fields)
+		}
+		in.fields[unsafe.String(&raw[0], len(raw))] = f
+		c = f
+	}
+	st.lastFields = c
+	return c
+}
+
+func (in *interner) add(s string) {
+	if len(in.table) >= internMaxEntries {
+		clear(in.table)
+	}
+	in.table[s] = s
+}
+
+var fieldsV1Type = reflect.TypeFor[metav1.FieldsV1]()
+
+// A compiler compiles the walks of the types an object holds.
+type compiler struct {
+	// structs holds each struct type's walk, set once compiled; while it
+	// is being compiled, a recursive use walks through the pointer.
+	structs map[reflect.Type]*walkFunc
+	done    map[reflect.Type]bool
+}
+
+// compileWalk returns the walk of t's strings, or nil if t holds none.
+// It visits exported fields only: unexported ones belong to their type's
+// own methods (a Quantity's cached string, a Time's location). Maps are
+// left alone: a Transform may edit them in place, so no two objects may
+// share one, and rewriting their keys costs more than it saves. Each
+// string field has its own site; a struct type is compiled once, so its
+// fields' sites are shared wherever it appears.
+func compileWalk(t reflect.Type) walkFunc {
+	c := &compiler{structs: map[reflect.Type]*walkFunc{}, done: map[reflect.Type]bool{}}
+	return c.walk(t)
+}
+
+func (c *compiler) walk(t reflect.Type) walkFunc {
+	if t.PkgPath() == "time" {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.String:
+		st := new(site)
+		return func(p unsafe.Pointer, in *interner) {
+			s := (*string)(p)
+			*s = in.str(*s, st)
+		}
+	case reflect.Pointer:
+		return c.pointer(t)
+	case reflect.Slice:
+		return c.slice(t)
+	case reflect.Array:
+		elem := c.walk(t.Elem())
+		if elem == nil || t.Len() == 0 {
+			return nil
+		}
+		n, size := t.Len(), t.Elem().Size()
+		return func(p unsafe.Pointer, in *interner) {
+			for i := range n {
+				elem(unsafe.Add(p, uintptr(i)*size), in)
+			}
+		}
+	case reflect.Struct:
+		if w, ok := c.structs[t]; ok {
+			if c.done[t] {
+				return *w
+			}
+			return func(p unsafe.Pointer, in *interner) {
+				if *w != nil {
+					(*w)(p, in)
+				}
+			}
+		}
+		w := new(walkFunc)
+		c.structs[t] = w
+		*w = c.fields(t)
+		c.done[t] = true
+		return *w
+	}
+	return nil
+}
+
+func (c *compiler) pointer(t reflect.Type) walkFunc {
+	if t.Elem() == fieldsV1Type {
+		st := new(site)
+		return func(p unsafe.Pointer, in *interner) {
+			f := (**metav1.FieldsV1)(p)
+			*f = in.fieldSet(*f, st)
+		}
+	}
+	elem := c.walk(t.Elem())
+	if elem == nil {
+		return nil
+	}
+	return func(p unsafe.Pointer, in *interner) {
+		if q := *(*unsafe.Pointer)(p); q != nil {
+			elem(q, in)
+		}
+	}
+}
+
+func (c *compiler) fields(t reflect.Type) walkFunc {
+	type field struct {
+		offset uintptr
+		walk   walkFunc
+	}
+	var fields []field
+	for f := range t.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		if w := c.walk(f.Type); w != nil {
+			fields = append(fields, field{f.Offset, w})
+		}
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	return func(p unsafe.Pointer, in *interner) {
+		for _, f := range fields {
+			f.walk(unsafe.Add(p, f.offset), in)
+		}
+	}
+}
+
+func (c *compiler) slice(t reflect.Type) walkFunc {
+	if t.Elem().Kind() == reflect.Uint8 {
+		return nil // bytes are data; a *FieldsV1 is shared whole
+	}
+	elem := c.walk(t.Elem())
+	if elem == nil {
+		return nil
+	}
+	size := t.Elem().Size()
+	return func(p unsafe.Pointer, in *interner) {
+		s := *(*[]byte)(p) // only the header is read: data and length
+		base := unsafe.Pointer(unsafe.SliceData(s))
+		for i := range len(s) {
+			elem(unsafe.Add(base, uintptr(i)*size), in)
+		}
+	}
+}
