@@ -99,6 +99,19 @@
 // release that renames them makes the source fall back to the client too,
 // slower but never wrong (run the differential test after an upgrade).
 //
+// The objects a source decodes share memory where they repeat each other:
+// every string equal to one the source decoded before (namespaces, field
+// managers, owner references, images, container specs) is that earlier
+// string, and equal managedFields field sets are one *FieldsV1. Strings
+// are immutable, so this cannot be observed; the field sets are shared as
+// cached objects always are, read-only (a Transform that changes
+// managedFields assigns new values, as TransformStripManagedFields does,
+// rather than writing into a field set's bytes). Maps (labels,
+// annotations, data, resources) are never shared, so a Transform may edit
+// them in place. Fields unique to each object (names, UIDs, versions,
+// data) are recognized as such and left alone, and the table of known
+// strings is bounded.
+//
 // # Concurrency
 //
 // A ListerWatcher is safe for simultaneous use by multiple goroutines, as
