@@ -3,6 +3,7 @@ package integration
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -72,9 +73,30 @@ func (r *recorder) response(kind string) *response {
 
 // record creates the objects to update, and for every codec records a
 // list of them, then a plain watch from the list's version and a
-// streaming watch while it updates them and creates the sentinel.
+// streaming watch while it updates them and creates the sentinel. The
+// server closes a watch whose reader falls behind, which a busy machine
+// can cause; such a recording is made again, in a new namespace, up to
+// three times in all.
 func record[T kube.Object, L kube.ListObject](b *testing.B, c *cluster, k benchKind[T, L]) map[string]*recording {
 	b.Helper()
+	const attempts = 3
+	for attempt := 1; ; attempt++ {
+		recs, err := recordOnce(b, c, k)
+		if err == nil {
+			return recs
+		}
+		if attempt == attempts {
+			b.Fatalf("%v, in each of %d attempts", err, attempts)
+		}
+		b.Logf("recording again: %v", err)
+	}
+}
+
+// errEndedEarly reports a recorded watch that the server closed before
+// the sentinel.
+var errEndedEarly = errors.New("a recorded watch ended before the sentinel")
+
+func recordOnce[T kube.Object, L kube.ListObject](b *testing.B, c *cluster, k benchKind[T, L]) (map[string]*recording, error) {
 	_, updated, updates := benchSizes()
 	ns := c.namespace(b)
 	cs := c.client(b, nil)
@@ -135,13 +157,13 @@ func record[T kube.Object, L kube.ListObject](b *testing.B, c *cluster, k benchK
 		r.mu.Unlock()
 		for _, body := range [][]byte{r.rec.watch.body, r.rec.streaming.body} {
 			if !bytes.Contains(body, []byte(sentinel)) {
-				b.Fatalf("a recorded %s watch of %s ended before the sentinel", r.rec.list.contentType, k.name)
+				return nil, fmt.Errorf("%w: %s, %s", errEndedEarly, r.rec.list.contentType, k.name)
 			}
 		}
 		b.Logf("recorded %s %s: a list of %d bytes, a watch of %d bytes, a streaming watch of %d bytes", k.name, r.rec.list.contentType,
 			len(r.rec.list.body), len(r.rec.watch.body), len(r.rec.streaming.body))
 	}
-	return recs
+	return recs, nil
 }
 
 type lockedWriter struct {

@@ -7,17 +7,26 @@
 //
 //	go run ./cmd/report            # full sizes, -count 10: writes ./RESULTS.md
 //	go run ./cmd/report -quick -out /tmp/bench   # sizes / 10, -count 1
+//	go run ./cmd/report -server only -out /tmp/server   # the real-server rows alone
 //
 // The benchmarks listed in separate (send-to-handler latency) are left out
 // of the main go test run and run instead in -processes processes of
 // their own, -count 1 each; their rows report the median of the process
 // medians and its range, and their targets apply to that median.
 //
+// When a real kube-apiserver is running (TYPEDCACHE_KUBECONFIG is set, as
+// scripts/kube-apiserver/cluster start prints it), the kube module's
+// benchmarks against it run too, -count 3 (1 with -quick), and fill the
+// "real server" section; -server off leaves them out, -server only runs
+// them alone. The raw outputs of two runs can be joined and redrawn with
+// -from: the real-server rows keep their own run's date and commit.
+//
 // It fails only when the benchmarks fail to run, never on a missed target.
 package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -43,14 +52,19 @@ func main() {
 	processes := flag.Int("processes", 0, "processes that each run the latency benchmarks once (default 10, or 5 with -quick)")
 	out := flag.String("out", ".", "directory to write "+markdownName+", "+svgName+" and "+rawName+" to")
 	from := flag.String("from", "", "read go test output from this file instead of running the benchmarks")
+	server := flag.String("server", serverAuto, "real-server rows: auto (when "+serverEnv+" is set), off, or only")
 	flag.Parse()
-	if err := run(*quick, *count, *processes, *benchtime, *filter, *out, *from); err != nil {
+	if err := run(*quick, *count, *processes, *benchtime, *filter, *out, *from, *server); err != nil {
 		fmt.Fprintln(os.Stderr, "report:", err)
 		os.Exit(1)
 	}
 }
 
-func run(quick bool, count, processes int, benchtime, filter, out, from string) error {
+func run(quick bool, count, processes int, benchtime, filter, out, from, server string) error {
+	withServer, err := measureServer(server)
+	if err != nil {
+		return err
+	}
 	if count <= 0 {
 		// Ten runs, not five: the rows that depend on scheduling
 		// (latency tails, writes among busy listers) vary by half from one
@@ -80,6 +94,9 @@ func run(quick bool, count, processes int, benchtime, filter, out, from string) 
 	if quick {
 		command += " -quick"
 	}
+	if server == serverOnly {
+		command += " -server only"
+	}
 	info := runInfo{
 		date:      time.Now().UTC().Format("2006-01-02 15:04 MST"),
 		commit:    commit(),
@@ -104,8 +121,23 @@ func run(quick bool, count, processes int, benchtime, filter, out, from string) 
 			return err
 		}
 	} else {
-		raw, benchErr = runBenchmarks(quick, count, processes, benchtime, filter)
-		raw = append([]byte(info.header()), raw...)
+		if server != serverOnly {
+			raw, benchErr = runBenchmarks(quick, count, processes, benchtime, filter)
+			raw = append([]byte(info.header()), raw...)
+		}
+		if withServer {
+			dir, err := moduleDir()
+			if err != nil {
+				return err
+			}
+			serverCount := 3
+			if quick {
+				serverCount = 1
+			}
+			srv, err := runServer(dir, quick, serverCount, filter)
+			raw = append(raw, srv...)
+			benchErr = errors.Join(benchErr, err)
+		}
 		if err := os.WriteFile(filepath.Join(out, rawName), raw, 0o644); err != nil {
 			return err
 		}
@@ -115,8 +147,11 @@ func run(quick bool, count, processes int, benchtime, filter, out, from string) 
 		return err
 	}
 	info.restore(res.config) // a saved run keeps its own date, commit and mode
-	outs := evaluate(res)
-	readme, err := readmeToUpdate(info.quick, filter, out)
+	outs := withoutUnmeasuredServer(evaluate(res))
+	if server == serverOnly {
+		outs = onlyServer(outs)
+	}
+	readme, err := readmeToUpdate(info.quick || server == serverOnly, filter, out)
 	if err != nil {
 		return err
 	}

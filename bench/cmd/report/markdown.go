@@ -21,6 +21,7 @@ type runInfo struct {
 	command   string
 	svgName   string
 	rawName   string
+	server    serverRun // the run of the real-server rows, if any
 }
 
 // Keys of the configuration lines the report adds to the raw output, in
@@ -75,6 +76,7 @@ func (info *runInfo) restore(config map[string]string) {
 	if v, err := strconv.Atoi(config[keyProcesses]); err == nil {
 		info.processes = v
 	}
+	info.server = serverRunOf(config)
 }
 
 // writeMarkdown writes RESULTS.md for the outcomes of one run.
@@ -136,6 +138,9 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 			writeAreaEnd(&b, area, inArea, checks)
 			area, inArea = o.area, nil
 			fmt.Fprintf(&b, "\n## %s\n\n", area)
+			if area == serverArea {
+				writeServerRun(&b, info.server)
+			}
 			b.WriteString("| workload | unit | client-go | typedcache | ratio | target | met | noise |\n")
 			b.WriteString("|---|---|--:|--:|--:|---|---|--:|\n")
 		}
@@ -144,6 +149,9 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 			o.what, o.unit, cell(o, o.cg), cell(o, o.tc), ratioCell(o), targetCell(o), metCell(o), noiseCell(o))
 	}
 	writeAreaEnd(&b, area, inArea, checks)
+	if !slices.ContainsFunc(outs, func(o outcome) bool { return o.area == serverArea }) {
+		b.WriteString(serverMissing)
+	}
 	if extra := unlisted(res); len(extra) > 0 {
 		slices.Sort(extra)
 		b.WriteString("\nBenchmarks measured but not in the tables: " + strings.Join(extra, ", ") + ".\n")

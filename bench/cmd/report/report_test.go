@@ -252,3 +252,69 @@ func TestGrowth(t *testing.T) {
 		}
 	}
 }
+
+// serverRunOutput is a real-server run: its facts, then two rows.
+const serverRunOutput = `report-server-date: 2026-11-26 04:00 UTC
+report-server-commit: def456
+report-server-mode: full
+report-server-count: 1
+BenchmarkUpdates/kind=configmaps/content=json/fields=all/impl=typedcache-2 	 1	 1000 ns/op	 20000 cpu-ns/update
+BenchmarkUpdates/kind=configmaps/content=json/fields=all/impl=client-go-2 	 1	 1000 ns/op	 80000 cpu-ns/update
+BenchmarkInitialSync/kind=pods/content=protobuf/mode=streaming/fields=all/impl=typedcache-2 	 1	 1000 ns/op	 12000 heap-B/object
+BenchmarkInitialSync/kind=pods/content=protobuf/mode=streaming/fields=all/impl=client-go-2 	 1	 1000 ns/op	 15000 heap-B/object
+`
+
+// The real-server rows come with their own run's facts, are counted with
+// the targets when measured, and are left out, with a word on why, when
+// the run had no server.
+func TestServerRows(t *testing.T) {
+	report := func(raw string) (string, []outcome) {
+		t.Helper()
+		res, err := parse(strings.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var info runInfo
+		info.restore(res.config)
+		outs := withoutUnmeasuredServer(evaluate(res))
+		var md strings.Builder
+		if err := writeMarkdown(&md, info, res, outs); err != nil {
+			t.Fatal(err)
+		}
+		return md.String(), outs
+	}
+	with, outs := report(sampleRun + serverRunOutput)
+	for _, want := range []string{
+		"\n## real server\n\nRun: 2026-11-26 04:00 UTC, commit `def456`, full sizes, `-count 1`",
+		"| 10,000 updates of 100 ConfigMaps, json, replayed | cpu-ns/update | 80.0k | 20.0k | 4.00× | ≤ 0.5x client-go | yes |",
+		"initial sync, 5,000 Pods, protobuf, streaming list: heap per cached object (heap-B/object): target ≤ 0.7x client-go, got typedcache 12.0k vs client-go 15.0k (ratio 1.25×)",
+	} {
+		if !strings.Contains(with, want) {
+			t.Errorf("RESULTS.md with a server run lacks %q:\n%s", want, with)
+		}
+	}
+	if strings.Contains(with, "Not measured in this run: no server") {
+		t.Error("RESULTS.md with a server run says there was none")
+	}
+	if got := len(onlyServer(outs)); got != len(serverRows()) {
+		t.Errorf("onlyServer kept %d rows, want the %d real-server rows", got, len(serverRows()))
+	}
+	var headline strings.Builder
+	writeHeadline(&headline, runInfo{}, outs)
+	if !strings.Contains(headline.String(), "| real server: 10,000 updates of 100 ConfigMaps, json, replayed | cpu-ns/update |") {
+		t.Errorf("the headline lacks the real-server row:\n%s", headline.String())
+	}
+
+	without, outs := report(sampleRun)
+	if !strings.Contains(without, "## real server\n\nNot measured in this run: no server.") {
+		t.Errorf("RESULTS.md without a server run does not say so:\n%s", without)
+	}
+	if len(onlyServer(outs)) != 0 || strings.Contains(without, "| initial sync, 5,000") {
+		t.Error("unmeasured real-server rows are in the tables")
+	}
+	headline.Reset()
+	writeHeadline(&headline, runInfo{}, outs)
+	if strings.Contains(headline.String(), "real server") {
+		t.Errorf("the headline shows unmeasured real-server rows:\n%s", headline.String())
+	}
+}

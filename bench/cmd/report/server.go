@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// serverArea holds the rows measured against a real kube-apiserver by the
+// kube module's benchmarks (kube/integration): decoding, HTTP and garbage
+// collection included, both libraries reading through client-go's typed
+// clients.
+const serverArea = "real server"
+
+// serverEnv names the kubeconfig of a running server, as
+// scripts/kube-apiserver/cluster prints it; without it there is no
+// server to measure against.
+const serverEnv = "TYPEDCACHE_KUBECONFIG"
+
+// Server runs: whether the report measures against a real server.
+const (
+	serverAuto = "auto" // when serverEnv is set
+	serverOff  = "off"
+	serverOnly = "only" // the real-server rows alone, for CI's server stage
+)
+
+// Keys of the configuration lines that describe the real-server run,
+// which may come from another run than the rest (see -from).
+const (
+	keyServerDate   = "report-server-date"
+	keyServerCommit = "report-server-commit"
+	keyServerMode   = "report-server-mode"
+	keyServerCount  = "report-server-count"
+)
+
+// serverRun describes the run the real-server rows come from.
+type serverRun struct {
+	date, commit, mode string
+	count              int
+}
+
+func (s serverRun) header() string {
+	return fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n%s: %d\n",
+		keyServerDate, s.date, keyServerCommit, s.commit, keyServerMode, s.mode, keyServerCount, s.count)
+}
+
+// serverRunOf reads the real-server run's facts from the configuration
+// lines of a raw output.
+func serverRunOf(config map[string]string) serverRun {
+	s := serverRun{date: config[keyServerDate], commit: config[keyServerCommit], mode: config[keyServerMode]}
+	fmt.Sscan(config[keyServerCount], &s.count)
+	return s
+}
+
+// measureServer reports whether this run measures against a real server.
+func measureServer(mode string) (bool, error) {
+	switch mode {
+	case serverOff:
+		return false, nil
+	case serverAuto:
+		return os.Getenv(serverEnv) != "", nil
+	case serverOnly:
+		if os.Getenv(serverEnv) == "" {
+			return false, fmt.Errorf("-server only needs a running server: start one with scripts/kube-apiserver/cluster start and export what it prints (%s, ...)", serverEnv)
+		}
+		return true, nil
+	}
+	return false, fmt.Errorf("-server %q: want %s, %s or %s", mode, serverAuto, serverOff, serverOnly)
+}
+
+// runServer runs the kube module's real-server benchmarks, each -count
+// times once (an initial sync of 5,000 objects, or 10,000 updates, is one
+// iteration), and returns their output introduced by the run's facts. It
+// copies the output to stdout as it comes.
+func runServer(benchDir string, quick bool, count int, filter string) ([]byte, error) {
+	mode := "full"
+	if quick {
+		mode = "quick"
+	}
+	run := serverRun{date: time.Now().UTC().Format("2006-01-02 15:04 MST"), commit: commit(), mode: mode, count: count}
+	var buf bytes.Buffer
+	buf.WriteString(run.header())
+	args := []string{"test", "-run", "^$", "-bench", filter, "-benchmem", "-count", fmt.Sprint(count),
+		"-benchtime", "1x", "-timeout", "90m"}
+	if quick {
+		args = append(args, "-short")
+	}
+	args = append(args, "./integration/")
+	fmt.Fprintln(os.Stderr, "(in kube/) go", strings.Join(args, " "))
+	cmd := exec.Command("go", args...)
+	cmd.Dir = filepath.Join(benchDir, "..", "kube")
+	cmd.Stdout = io.MultiWriter(&buf, os.Stdout)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Run(); err != nil {
+		return buf.Bytes(), fmt.Errorf("real-server benchmarks: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// serverRows are the rows of the real-server benchmarks. The targets are
+// CPU per event (the process's user and system time, so decoding, HTTP and
+// garbage collection on every goroutine count) and heap per cached object
+// with every field kept; throughput is reported without a target, since in
+// a cluster the server sets the pace.
+func serverRows() []row {
+	type kind struct{ name, label, fields string }
+	kinds := []kind{
+		{"configmaps", "ConfigMaps", "all"},
+		{"pods", "Pods", "all"},
+		{"pods", "Pods without managedFields", "nomanaged"},
+	}
+	var rs []row
+	for _, k := range kinds {
+		all := k.fields == "all"
+		for _, content := range []string{"protobuf", "json"} {
+			for _, mode := range []string{"streaming", "classic"} {
+				bench := fmt.Sprintf("BenchmarkInitialSync/kind=%s/content=%s/mode=%s/fields=%s", k.name, content, mode, k.fields)
+				what := fmt.Sprintf("initial sync, 5,000 %s, %s, %s list", k.label, content, mode)
+				rs = append(rs,
+					row{serverArea, bench, what, "cpu-ns/object", costIf(all, 0.5)},
+					row{serverArea, bench, what + ": heap per cached object", "heap-B/object", costIf(all, 0.7)},
+					row{serverArea, bench, what, "objects/s", nil},
+				)
+			}
+		}
+	}
+	for _, k := range kinds {
+		all := k.fields == "all"
+		for _, content := range []string{"protobuf", "json"} {
+			bench := fmt.Sprintf("BenchmarkUpdates/kind=%s/content=%s/fields=%s", k.name, content, k.fields)
+			what := fmt.Sprintf("10,000 updates of 100 %s, %s, replayed", k.label, content)
+			rs = append(rs,
+				row{serverArea, bench, what, "cpu-ns/update", costIf(all, 0.5)},
+				row{serverArea, bench, what, "updates/s", nil},
+			)
+		}
+	}
+	return rs
+}
+
+// costIf is costAtMost(fraction) when the row has a target, else nil.
+func costIf(target bool, fraction float64) *target {
+	if !target {
+		return nil
+	}
+	return costAtMost(fraction)
+}
+
+// withoutUnmeasuredServer drops the real-server rows when none was
+// measured (no server in this run), so that they neither fill the tables
+// with dashes nor count as missed targets; writeServerNote says why.
+func withoutUnmeasuredServer(outs []outcome) []outcome {
+	for _, o := range outs {
+		if o.area == serverArea && o.measured {
+			return outs
+		}
+	}
+	kept := outs[:0:0]
+	for _, o := range outs {
+		if o.area != serverArea {
+			kept = append(kept, o)
+		}
+	}
+	return kept
+}
+
+// onlyServer keeps the real-server rows.
+func onlyServer(outs []outcome) []outcome {
+	var kept []outcome
+	for _, o := range outs {
+		if o.area == serverArea {
+			kept = append(kept, o)
+		}
+	}
+	return kept
+}
+
+// writeServerRun states where the real-server rows come from, under the
+// area's heading.
+func writeServerRun(b *strings.Builder, s serverRun) {
+	if s.date == "" {
+		return
+	}
+	size := "full sizes"
+	if s.mode == "quick" {
+		size = "**quick**: every size divided by 10 (names keep the full-size labels)"
+	}
+	fmt.Fprintf(b, "Run: %s, commit `%s`, %s, `-count %d`, one iteration each (`-benchtime 1x`), against a kube-apiserver and etcd built and started by `scripts/kube-apiserver/cluster` on the same machine.\n\n",
+		s.date, s.commit, size, s.count)
+}
+
+// serverMissing is what RESULTS.md says when the run had no server.
+const serverMissing = "\n## " + serverArea + "\n\nNot measured in this run: no server. Start one with `scripts/kube-apiserver/cluster start`, export what it prints, and run the report again (`-server only` runs these rows alone).\n"
