@@ -30,7 +30,7 @@
 //   - reflector_lists_total and reflector_watches_total count the lists
 //     and watches started (the names Kubernetes once exported);
 //   - reflector_relists_total counts relists by reason: expired (the
-//     resource version expired) or error (a list, watch or store failed);
+//     resource version expired) or error (a list or the store failed);
 //   - reflector_watch_errors_total counts watches that failed to start or
 //     ended with an error, expiries included;
 //   - reflector_resyncs_total counts the periodic resyncs of the cache;

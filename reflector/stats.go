@@ -48,8 +48,9 @@ type RelistCounts struct {
 	// Expired counts the relists made because the version the reflector
 	// watched or listed from expired.
 	Expired uint64
-	// Failed counts the relists made after a failure: of a list, of the
-	// store, or of a watch the reflector could not restart.
+	// Failed counts the relists made after a failure of a list or of
+	// the store. A failed watch is retried, after a backoff, from the
+	// last version; it leads to a relist only through an expiry.
 	Failed uint64
 }
 

@@ -117,12 +117,17 @@ func run(ctx context.Context, out io.Writer, ln net.Listener) error {
 
 	if ln != nil {
 		err = serve(ctx, ln, registry, src)
-	} else {
-		succeeded.Wait()
-		err = printMetrics(out, registry)
+		q.ShutDown()
+		return errors.Join(err, <-ran)
 	}
+	succeeded.Wait()
+	// Run reports each item's outcome once its worker is done with it:
+	// wait for the workers before printing.
 	q.ShutDown()
-	return errors.Join(err, <-ran)
+	if err := <-ran; err != nil {
+		return err
+	}
+	return printMetrics(out, registry)
 }
 
 // serve serves /metrics on ln and updates an object of src every 100ms,

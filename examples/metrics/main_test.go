@@ -18,13 +18,13 @@ func TestRun(t *testing.T) {
 	if err := run(context.Background(), &out, nil); err != nil {
 		t.Fatalf("run() = %v", err)
 	}
-	// Three keys, each failed once and then succeeded: three adds from
-	// the handler, three more when the retries came due.
+	// Three keys, each failed once and then succeeded. (Adds are not
+	// checked: the queue's timer counts a retry's add just after queueing
+	// it, so a worker may finish the item before the add is counted.)
 	for _, line := range []string{
 		`informer_cached_objects{name="configs"} 3`,
 		`informer_handler_notifications_total{handler="enqueue",name="configs"} 3`,
 		`reflector_lists_total{name="configs"} 1`,
-		`workqueue_adds_total{name="configs"} 6`,
 		`workqueue_retries_total{name="configs"} 3`,
 		`workqueue_processed_total{name="configs",outcome="failed"} 3`,
 		`workqueue_processed_total{name="configs",outcome="succeeded"} 3`,
