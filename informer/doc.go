@@ -167,6 +167,12 @@
 //   - Bounded buffers with a Block or Coalesce policy, and a depth gauge
 //     (Registration.Stats); client-go's buffers are unbounded and
 //     invisible.
+//   - Metrics are counters and gauges the informer always keeps and an
+//     exporter reads when it collects them (Informer.Stats, handed over by
+//     Options.Metrics): lists, watches, relists by reason, watch errors,
+//     events by type, cache size, and each handler's buffer. client-go
+//     exports three alpha FIFO metrics through a global provider, and no
+//     reflector or handler metrics.
 //   - A handler panic is always recovered, reported and skipped, with no
 //     pause; client-go crashes the process by default, and otherwise pauses
 //     the handler for a second.

@@ -23,6 +23,10 @@ type FactoryOptions struct {
 	ErrorHandler func(ctx context.Context, err error)
 	// Buffer is the default Options.Buffer.
 	Buffer BufferOptions
+
+	// Metrics is the default Options.Metrics: set it to export the
+	// metrics of every informer of the factory.
+	Metrics func(name string, stats func() Stats)
 }
 
 // Factory holds one informer per source, shared by every controller of a
@@ -127,6 +131,9 @@ func ForWithOptions[T keys.Object](f *Factory, src reflector.ListerWatcher[T], o
 	}
 	if opts.Buffer == (BufferOptions{}) {
 		opts.Buffer = f.opts.Buffer
+	}
+	if opts.Metrics == nil {
+		opts.Metrics = f.opts.Metrics
 	}
 	inf := New(src, opts)
 	if shared {

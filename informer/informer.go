@@ -91,6 +91,7 @@ type Informer[T keys.Object] struct {
 type runner interface {
 	Run(ctx context.Context) error
 	LastSyncResourceVersion() string
+	Stats() reflector.Stats
 }
 
 // New returns an Informer that mirrors src. It panics if src is nil or an
@@ -165,6 +166,9 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 		Transform:    opts.Transform,
 	})
 	inf.listeners.Store(new([]*fanout.Listener[T]))
+	if opts.Metrics != nil {
+		opts.Metrics(inf.name, inf.Stats)
+	}
 	return inf
 }
 

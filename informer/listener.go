@@ -6,7 +6,7 @@ import "github.com/typedcache/typedcache/internal/fanout"
 // buffers notifications as buf says, calls h for each, and reports h's
 // panics to the error handler as *HandlerPanicError.
 func (inf *Informer[T]) newListener(h Handler[T], name string, buf BufferOptions) *fanout.Listener[T] {
-	opts := fanout.Options{Limit: buf.Size, Overflow: fanout.Block}
+	opts := fanout.Options{Limit: buf.Size, Overflow: fanout.Block, Name: name}
 	if buf.Overflow == Coalesce {
 		opts.Overflow = fanout.Coalesce
 	}

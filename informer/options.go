@@ -73,6 +73,16 @@ type Options[T keys.Object] struct {
 	// timeouts, backoff. The informer sets the reflector's other options
 	// from the fields above.
 	Reflector reflector.Tuning
+
+	// Metrics, if not nil, is called once, by the constructor, with the
+	// informer's name and its Stats method, for a metrics exporter to read
+	// the informer's counters and gauges whenever it collects them (the
+	// module github.com/typedcache/typedcache/prometheus has one for
+	// Prometheus). The informer keeps its counters whether or not Metrics
+	// is set, at no cost to the paths of watch events beyond an atomic
+	// add. stats may be called at any time from any goroutine, also after
+	// the informer stopped.
+	Metrics func(name string, stats func() Stats)
 }
 
 // Overflow says what a bounded handler buffer does when it is full.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/typedcache/typedcache/keys"
 )
@@ -19,6 +20,7 @@ func (r *Reflector[T]) sync(ctx context.Context) (Watch[T], error) {
 		rv    string
 		err   error
 	)
+	r.counters.lists.Add(1)
 	if r.streaming {
 		w, items, rv, err = r.streamList(ctx)
 		switch {
@@ -49,6 +51,7 @@ func (r *Reflector[T]) sync(ctx context.Context) (Watch[T], error) {
 		return nil, storeError("replace", err)
 	}
 	r.setLastRV(rv)
+	r.counters.lastList.Store(time.Now().UnixNano())
 	r.log.DebugContext(ctx, "store synced", "items", n, "resourceVersion", rv, "streamed", w != nil)
 	return w, nil
 }

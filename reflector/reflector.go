@@ -39,8 +39,14 @@ type Reflector[T keys.Object] struct {
 
 	running atomic.Bool // set while Run runs
 
+	counters counters
+
 	mu     sync.Mutex
 	lastRV string // guarded by mu
+	// seenEvents and lastEvent, guarded by mu, are Stats' record of the
+	// event total it last saw and when it first saw it.
+	seenEvents uint64
+	lastEvent  time.Time
 
 	// State of the goroutine in Run; no other goroutine touches it.
 	rvUnavailable bool // the last list or stream at lastRV expired: next one at ""
@@ -120,7 +126,11 @@ func (r *Reflector[T]) Run(ctx context.Context) error {
 	r.log.DebugContext(ctx, "starting", "capabilities", r.caps, "streamingList", r.streaming, "resyncPeriod", r.resyncPeriod)
 	for ctx.Err() == nil {
 		next := r.listAndWatch(ctx)
-		if ctx.Err() != nil || !next.afterBackoff {
+		if ctx.Err() != nil {
+			continue
+		}
+		r.counters.countRelist(next)
+		if !next.afterBackoff {
 			continue
 		}
 		r.report(ctx, next.cause)

@@ -58,6 +58,7 @@ func (r *Reflector[T]) resync(ctx context.Context, c *resyncClock) error {
 		return nil
 	}
 	r.log.DebugContext(ctx, "resync")
+	r.counters.resyncs.Add(1)
 	if err := r.store.Resync(); err != nil {
 		return storeError("resync", err)
 	}

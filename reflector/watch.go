@@ -38,6 +38,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w Watch[T]) relist {
 		ordered := rv != "" && rv != "0"
 		if w == nil {
 			var err error
+			r.counters.watches.Add(1)
 			w, err = r.startWatch(ctx, WatchOptions{
 				ResourceVersion: rv,
 				Timeout:         r.watchTimeout(),
@@ -47,6 +48,7 @@ func (r *Reflector[T]) watch(ctx context.Context, w Watch[T]) relist {
 				if ctx.Err() != nil {
 					return relistNow
 				}
+				r.counters.countWatchEnd(err)
 				if errors.Is(err, ErrExpired) {
 					return r.expired(ctx, err, progressed)
 				}
@@ -65,9 +67,11 @@ func (r *Reflector[T]) watch(ctx context.Context, w Watch[T]) relist {
 		if n > 0 || time.Since(start) >= healthyWatch {
 			r.backoff.healthy()
 		}
-		switch {
-		case ctx.Err() != nil:
+		if ctx.Err() != nil {
 			return relistNow
+		}
+		r.counters.countWatchEnd(err)
+		switch {
 		case err == nil:
 			r.log.DebugContext(ctx, "watch closed", "events", n, "resourceVersion", r.LastSyncResourceVersion())
 		case errors.Is(err, ErrExpired):
@@ -175,6 +179,7 @@ func (r *Reflector[T]) handle(ctx context.Context, w Watch[T], start time.Time, 
 		if !applied {
 			continue
 		}
+		r.counters.events[ev.Type].Add(1)
 		n++
 		ordered = ordered || ev.Type != Added
 		if rv != "" && ordered {

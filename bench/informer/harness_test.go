@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/labels"
@@ -47,6 +48,7 @@ type setup[T any] struct {
 	objects  int        // fixture objects in the source
 	handlers int        // handlers registered before Run
 	noIndex  bool       // leave out the namespace index
+	metrics  bool       // typedcache: export metrics, scraped every scrapeEvery
 	on       onEvent[T] // called by every handler for every notification
 }
 
@@ -88,9 +90,15 @@ type typedHarness[T kube.Object] struct {
 	prepareTo func()
 	sendTo    func(ctx context.Context, obj T) bool
 	inf       *informer.Informer[T]
+	stats     func() informer.Stats // set by Options.Metrics; nil without metrics
 	cancel    context.CancelFunc
 	wg        sync.WaitGroup
 }
+
+// scrapeEvery is how often a harness with metrics reads its informer's
+// Stats, as a Prometheus scrape would, only far more often (Prometheus'
+// default interval is a minute).
+const scrapeEvery = 100 * time.Millisecond
 
 func newTypedHarness[T kube.Object](b *testing.B, s setup[T], lw reflector.ListerWatcher[T]) *typedHarness[T] {
 	h := &typedHarness[T]{b: b}
@@ -98,6 +106,9 @@ func newTypedHarness[T kube.Object](b *testing.B, s setup[T], lw reflector.Liste
 	opts := informer.Options[T]{Logger: slog.New(slog.DiscardHandler)}
 	if !s.noIndex {
 		opts.Indexers = indexer.Indexers[T]{indexer.NamespaceIndex: indexer.NamespaceIndexFunc[T]}
+	}
+	if s.metrics {
+		opts.Metrics = func(_ string, stats func() informer.Stats) { h.stats = stats }
 	}
 	h.inf = informer.New(lw, opts)
 	on := s.on
@@ -151,6 +162,25 @@ func (h *typedHarness[T]) start() {
 			h.b.Error(err)
 		}
 	})
+	if h.stats != nil {
+		h.wg.Go(func() { scrape(ctx, h.stats) })
+	}
+}
+
+// scrape reads stats every scrapeEvery until ctx ends.
+func scrape(ctx context.Context, stats func() informer.Stats) {
+	tick := time.NewTicker(scrapeEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if s := stats(); s.Cached < 0 {
+				panic("negative cache size")
+			}
+		}
+	}
 }
 
 func (h *typedHarness[T]) send(ctx context.Context, obj T) bool { return h.sendTo(ctx, obj) }

@@ -25,6 +25,8 @@ type Options struct {
 	Limit int
 	// Overflow is what a push does when Limit notifications are pending.
 	Overflow Overflow
+	// Name names the receiver, for Listener.Name.
+	Name string
 }
 
 // Panic describes a panic recovered from a delivery.
@@ -51,6 +53,7 @@ type Listener[T any] struct {
 	// deliver and report are the receiver and its panic report.
 	deliver func(*Notification[T])
 	report  func(Panic)
+	name    string
 	// limit bounds buf for pushes that respect it; 0 means unbounded.
 	limit    int
 	overflow Overflow
@@ -115,6 +118,7 @@ func NewListener[T any](deliver func(*Notification[T]), report func(Panic), opts
 	l := &Listener[T]{
 		deliver:  deliver,
 		report:   report,
+		name:     opts.Name,
 		limit:    max(opts.Limit, 0),
 		overflow: opts.Overflow,
 		synced:   make(chan struct{}),

@@ -18,6 +18,9 @@ type Stats struct {
 	BlockedPushes uint64
 }
 
+// Name returns Options.Name.
+func (l *Listener[T]) Name() string { return l.name }
+
 // Stats returns a snapshot of the listener's counters. It takes the
 // buffer's mutex briefly and allocates nothing.
 func (l *Listener[T]) Stats() Stats {

@@ -1,0 +1,27 @@
+module github.com/typedcache/typedcache/examples/metrics
+
+go 1.26.0
+
+require (
+	github.com/prometheus/client_golang v1.24.0
+	github.com/prometheus/common v0.70.0
+	github.com/typedcache/typedcache v0.0.0
+	github.com/typedcache/typedcache/prometheus v0.0.0
+	go.uber.org/goleak v1.3.0
+)
+
+require (
+	github.com/beorn7/perks v1.0.1 // indirect
+	github.com/cespare/xxhash/v2 v2.3.0 // indirect
+	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
+	github.com/prometheus/client_model v0.6.2 // indirect
+	github.com/prometheus/procfs v0.21.1 // indirect
+	golang.org/x/sys v0.47.0 // indirect
+	golang.org/x/time v0.16.0 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
+)
+
+replace (
+	github.com/typedcache/typedcache => ../..
+	github.com/typedcache/typedcache/prometheus => ../../prometheus
+)

@@ -1,0 +1,70 @@
+// Package prometheus exports the metrics of typedcache's work queues and
+// informers to Prometheus. It is a module of its own, so that the core
+// module depends on no metrics library.
+//
+// New registers every metric on a prometheus.Registerer; its Provider's
+// Queue method is a queue.Options.Metrics and its Informer method an
+// informer.Options.Metrics (or informer.FactoryOptions.Metrics, for every
+// informer of a factory):
+//
+//	p, err := prometheus.New(registry)
+//	...
+//	factory := informer.NewFactory(informer.FactoryOptions{Metrics: p.Informer})
+//	q := queue.NewTypedRateLimitingQueue(limiter, queue.Options{Name: "foos", Metrics: p.Queue})
+//
+// # Metrics
+//
+// Queue metrics have client-go's names, help texts and label (name, the
+// queue's name), as Kubernetes components and controller-runtime export
+// them, so existing dashboards keep working: workqueue_depth,
+// workqueue_adds_total, workqueue_queue_duration_seconds,
+// workqueue_work_duration_seconds, workqueue_unfinished_work_seconds,
+// workqueue_longest_running_processor_seconds and workqueue_retries_total
+// (histogram buckets as controller-runtime's: 10ns to 1000s). One is
+// added: workqueue_processed_total, labelled by name and outcome
+// (succeeded, requeued, failed, terminal, gave_up), counts what the
+// queue's worker loop did with each item.
+//
+// Informer metrics are labelled by name, the informer's name:
+//
+//   - reflector_lists_total and reflector_watches_total count the lists
+//     and watches started (the names Kubernetes once exported);
+//   - reflector_relists_total counts relists by reason: expired (the
+//     resource version expired) or error (a list or the store failed);
+//   - reflector_watch_errors_total counts watches that failed to start or
+//     ended with an error, expiries included;
+//   - reflector_resyncs_total counts the periodic resyncs of the cache;
+//   - reflector_watch_events_total counts watch events by type (added,
+//     updated, deleted, bookmark);
+//   - reflector_last_successful_list_timestamp_seconds is the Unix time of
+//     the last successful list;
+//   - reflector_time_since_last_watch_event_seconds is the time since the
+//     last watch event, bookmarks included, to within the interval
+//     between two scrapes (see reflector.Stats.LastEvent); it is absent
+//     until the first event;
+//   - informer_cached_objects is the number of objects in the cache;
+//   - informer_queued_items is the number of keys waiting in the
+//     informer's DeltaFIFO, client-go's name for its FIFO depth.
+//
+// Handler metrics are labelled by name and handler, the handler's name:
+// informer_handler_pending_notifications (the depth of its buffer),
+// informer_handler_notifications_total (notifications delivered),
+// informer_handler_blocked_pushes_total (waits for room in a full Block
+// buffer), informer_handler_coalesced_notifications_total (merges in a
+// full Coalesce buffer) and informer_handler_panics_total. Handlers that
+// share a name are added together.
+//
+// # Cost
+//
+// Counters that change with every event are kept by the informer and the
+// queue themselves and read when Prometheus collects them; only the
+// queue's adds, retries, latencies and outcomes are pushed to Prometheus
+// as they happen, as client-go does.
+//
+// # Names
+//
+// Give queues and informers distinct names: one name exports one set of
+// gauges, the latest queue or informer registered under it (a queue or
+// informer made again after a restart replaces the old one). Counters of
+// queues that share a name are added together.
+package prometheus

@@ -1,0 +1,18 @@
+package prometheus_test
+
+import "log/slog"
+
+// object is the object type of the tests.
+type object struct {
+	Name, RV string
+	Value    int
+}
+
+func (o *object) GetNamespace() string         { return "" }
+func (o *object) GetName() string              { return o.Name }
+func (o *object) GetResourceVersion() string   { return o.RV }
+func (o *object) SetResourceVersion(rv string) { o.RV = rv }
+
+// discard is a logger that drops every record: the handler panic the
+// tests cause is expected.
+var discard = slog.New(slog.DiscardHandler)
