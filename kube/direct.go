@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"reflect"
+	"sync"
 
 	"github.com/go-json-experiment/json"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,11 +30,11 @@ func newDirect[T Object](client any, opts Options) *direct[T] {
 		return nil
 	}
 	t := reflect.TypeFor[T]()
-	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct || !jsonDecodable(t.Elem(), map[reflect.Type]bool{}) {
+	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
 		return nil
 	}
 	access, ok := restAccessOf(client, t.Elem())
-	if !ok {
+	if !ok || !jsonDecodableType(t.Elem()) {
 		return nil
 	}
 	return &direct[T]{access: access, objects: newObjectType[T](t.Elem(), access.gvk, opts.DropManagedFields)}
@@ -65,6 +66,20 @@ func (d *direct[T]) watch(ctx context.Context, opts metav1.ListOptions, name str
 		return nil, err
 	}
 	return newDirectWatch(ctx, d.objects, body, name), nil
+}
+
+// jsonDecodableTypes caches jsonDecodable by type: it walks the whole type,
+// which for a Pod takes longer than building the rest of an informer.
+var jsonDecodableTypes sync.Map // reflect.Type -> bool
+
+// jsonDecodableType is jsonDecodable(t), computed once per type.
+func jsonDecodableType(t reflect.Type) bool {
+	if ok, found := jsonDecodableTypes.Load(t); found {
+		return ok.(bool)
+	}
+	ok := jsonDecodable(t, map[reflect.Type]bool{})
+	jsonDecodableTypes.Store(t, ok)
+	return ok
 }
 
 var (
