@@ -23,7 +23,7 @@
 // object leaves is removed from the index.
 //
 // A key function or IndexFunc that fails makes the operation return the error and
-// leave the store exactly as it was; DeleteKey never fails. Asking for an
+// leave the store exactly as it was; DeleteKey fails only on a zero Indexer. Asking for an
 // index that does not exist is an error wrapping ErrUnknownIndex.
 // AddIndexers indexes the objects already stored; an index name already in
 // use is an error wrapping ErrIndexExists.

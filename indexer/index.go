@@ -58,6 +58,9 @@ func (s *indexSet[T]) with(add Indexers[T]) *indexSet[T] {
 
 // lookup returns the position of the named index.
 func (s *indexSet[T]) lookup(name string) (int, error) {
+	if s == nil { // a zero Indexer
+		return 0, errZero
+	}
 	i, ok := s.byName[name]
 	if !ok {
 		return 0, fmt.Errorf("%w: %q", ErrUnknownIndex, name)

@@ -55,6 +55,9 @@ func (x *Indexer[T]) Delete(obj T) error {
 // added indexes meanwhile, Put computes obj's values in them too before it
 // writes. If an IndexFunc fails, Put returns the error and changes nothing.
 func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
+	if x.zero() {
+		return old, false, errZero
+	}
 	return x.put(key, nil, hash(x.seed, key), obj)
 }
 
@@ -95,8 +98,11 @@ func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed
 }
 
 // DeleteKey removes the object stored under key and returns it. It runs no
-// user code and never fails; the error is always nil.
+// user code and fails only on a zero Indexer.
 func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
+	if x.zero() {
+		return old, false, errZero
+	}
 	old, existed = x.deleteKey(key, nil, hash(x.seed, key))
 	return old, existed, nil
 }
@@ -128,6 +134,9 @@ func (x *Indexer[T]) deleteKey(key string, kb []byte, h uint32) (old T, existed 
 // object is a nil pointer, or the key function or an IndexFunc fails,
 // Replace returns an error and changes nothing.
 func (x *Indexer[T]) Replace(objs []T) error {
+	if x.zero() {
+		return errZero
+	}
 	t := newTable[T](len(objs), x.seed, x.lockFree)
 	for _, obj := range objs {
 		if x.lockFree && isNilPointer(obj) {
@@ -197,6 +206,9 @@ func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) err
 // indexes the stored objects, calling each new IndexFunc once on each;
 // readers are not held off.
 func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
+	if x.zero() {
+		return errZero
+	}
 	if err := checkIndexers(indexers); err != nil {
 		return err
 	}
