@@ -26,7 +26,11 @@
 // leave the store exactly as it was; DeleteKey fails only on a zero Indexer. Asking for an
 // index that does not exist is an error wrapping ErrUnknownIndex.
 // AddIndexers indexes the objects already stored; an index name already in
-// use is an error wrapping ErrIndexExists.
+// use is an error wrapping ErrIndexExists. The index name NamespaceIndex is
+// reserved for indexing objects by namespace, as NamespaceIndexFunc does:
+// a write whose values in it are not exactly the object's namespace fails
+// with an error wrapping ErrReservedIndex, so that no index of the user's
+// changes what Lister.Namespace returns.
 //
 // Objects are shared, not copied: the Indexer hands out the stored values,
 // and callers must not modify what they point to.

@@ -35,20 +35,27 @@ type indexSet[T any] struct {
 	names  []string
 	funcs  []IndexFunc[T]
 	byName map[string]int
+	// checkNS is one more than the position of an index whose values
+	// values checks with checkNamespace (see NamespaceIndex), 0 if none.
+	checkNS int
 }
 
 // with returns a set holding s's indexes followed by add's, in name order so
 // that the layout does not depend on map iteration.
 func (s *indexSet[T]) with(add Indexers[T]) *indexSet[T] {
 	n := &indexSet[T]{
-		names:  slices.Clone(s.names),
-		funcs:  slices.Clone(s.funcs),
-		byName: maps.Clone(s.byName),
+		names:   slices.Clone(s.names),
+		funcs:   slices.Clone(s.funcs),
+		byName:  maps.Clone(s.byName),
+		checkNS: s.checkNS,
 	}
 	if n.byName == nil {
 		n.byName = make(map[string]int, len(add))
 	}
 	for _, name := range slices.Sorted(maps.Keys(add)) {
+		if needsNamespaceCheck(name, add[name]) {
+			n.checkNS = len(n.names) + 1
+		}
 		n.byName[name] = len(n.names)
 		n.names = append(n.names, name)
 		n.funcs = append(n.funcs, add[name])
@@ -74,6 +81,9 @@ func (s *indexSet[T]) lookup(name string) (int, error) {
 func (s *indexSet[T]) values(dst [][]string, from int, obj T) ([][]string, *indexFuncError) {
 	for i := from; i < len(s.funcs); i++ {
 		v, err := s.funcs[i](obj)
+		if err == nil && i+1 == s.checkNS {
+			err = checkNamespace(obj, v)
+		}
 		if err != nil {
 			return dst, &indexFuncError{name: s.names[i], err: err}
 		}

@@ -199,8 +199,8 @@ func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) err
 
 // AddIndexers adds indexes, indexing every object already stored. A name
 // that is already in use is an error wrapping ErrIndexExists, and a nil
-// IndexFunc is an error too; in both cases, and if an IndexFunc fails,
-// nothing changes.
+// IndexFunc is an error too; in both cases, and if an IndexFunc fails (or
+// the NamespaceIndex check does: see NamespaceIndex), nothing changes.
 //
 // AddIndexers waits for writes in progress and holds off new ones while it
 // indexes the stored objects, calling each new IndexFunc once on each;
