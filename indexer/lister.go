@@ -70,11 +70,11 @@ func (l Lister[T]) Select(match func(T) bool) []T {
 }
 
 // Namespace returns a view of the objects in one namespace, through the
-// NamespaceIndex index if the Indexer has it (the Indexer keeps that index
+// NamespaceIndex index if the Indexer has it: the Indexer keeps that index
 // holding each object under its namespace alone, so the view is the same
-// either way). The empty
-// namespace selects the cluster-scoped objects, not every namespace (use the
-// Lister itself for that).
+// either way, except for objects that PutPartial stored after the index
+// failed on them. The empty namespace selects the cluster-scoped objects,
+// not every namespace (use the Lister itself for that).
 func (l Lister[T]) Namespace(namespace string) NamespaceLister[T] {
 	return NamespaceLister[T]{idx: l.idx, namespace: namespace}
 }

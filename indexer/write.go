@@ -21,7 +21,7 @@ func (x *Indexer[T]) Add(obj T) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = x.put(key, kb, h, obj)
+	_, _, err = x.put(key, kb, h, obj, false)
 	return err
 }
 
@@ -58,15 +58,31 @@ func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
 	if x.zero() {
 		return old, false, errZero
 	}
-	return x.put(key, nil, hash(x.seed, key), obj)
+	return x.put(key, nil, hash(x.seed, key), obj, false)
 }
 
-// put is Put for the key of a write (see keyString), whose hash is h.
-func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed bool, err error) {
+// PutPartial is Put, except that an IndexFunc that fails does not stop the
+// write: obj is stored, and left out of each index whose function failed
+// on it (as if it had no value there) until a later write indexes it. The
+// error is an *IndexError for each such index (joined if there are
+// several), and reports a write that was made: the store holds obj. It is
+// how an informer keeps its cache the same as its source when an index
+// function fails. A zero Indexer stores nothing and returns an error, as
+// Put does.
+func (x *Indexer[T]) PutPartial(key string, obj T) (old T, existed bool, err error) {
+	if x.zero() {
+		return old, false, errZero
+	}
+	return x.put(key, nil, hash(x.seed, key), obj, true)
+}
+
+// put is Put (PutPartial if partial is set) for the key of a write (see
+// keyString), whose hash is h.
+func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T, partial bool) (old T, existed bool, err error) {
 	var buf [inlineIndexes][]string
-	vals, failed := x.indexFuncs.Load().values(buf[:0], 0, obj)
-	if failed != nil {
-		return old, false, failed.of(keyString(key, kb))
+	vals, failed := x.indexFuncs.Load().values(buf[:0], 0, obj, partial, nil)
+	if failed != nil && !partial {
+		return old, false, indexErrors(failed, keyString(key, kb))
 	}
 	for {
 		x.mu.Lock()
@@ -76,8 +92,8 @@ func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed
 		}
 		// AddIndexers added indexes since: compute obj's values in them.
 		x.mu.Unlock()
-		if vals, failed = x.indexFuncs.Load().values(vals, len(vals), obj); failed != nil {
-			return old, false, failed.of(keyString(key, kb))
+		if vals, failed = x.indexFuncs.Load().values(vals, len(vals), obj, partial, failed); failed != nil && !partial {
+			return old, false, indexErrors(failed, keyString(key, kb))
 		}
 	}
 	read := x.beginLocked()
@@ -94,7 +110,10 @@ func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed
 	}
 	x.endLocked(read)
 	x.mu.Unlock()
-	return old, existed, nil
+	if failed != nil {
+		err = indexErrors(failed, keyString(key, kb))
+	}
+	return old, existed, err
 }
 
 // DeleteKey removes the object stored under key and returns it. It runs no
@@ -186,9 +205,9 @@ func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) err
 	}
 	var vals [][]string
 	for p := range s.n {
-		var failed *indexFuncError
-		if vals, failed = set.values(vals[:0], from, s.obj(p)); failed != nil {
-			return failed.of(s.key(p))
+		var failed []*IndexError
+		if vals, failed = set.values(vals[:0], from, s.obj(p), false, nil); failed != nil {
+			return indexErrors(failed, s.key(p))
 		}
 		for j, vs := range vals {
 			dst[j].insert(int32(p), vs)

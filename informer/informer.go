@@ -82,6 +82,9 @@ type Informer[T keys.Object] struct {
 	// isSynced mirrors synced being closed; set under deltaMu.
 	isSynced atomic.Bool
 	synced   chan struct{}
+	// indexFailures tracks the cached objects an index function failed
+	// on; see indexfailures.go.
+	indexFailures indexFailures
 
 	// wg counts the listener goroutines.
 	wg sync.WaitGroup
