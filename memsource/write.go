@@ -23,8 +23,9 @@ var (
 // and returns the stored object with its resource version set. Any version
 // obj carries is ignored. Watchers see an Added event.
 //
-// Without Options.Clone, obj itself is stored and stamped: the caller hands
-// it over and must not change it afterwards.
+// When the source copies (see Options.Clone), it stores and stamps a copy
+// and obj is left as it was; otherwise obj itself is stored and stamped:
+// the caller hands it over and must not change it afterwards.
 func (s *Source[T]) Create(obj T) (T, error) {
 	obj, key, _, err := s.in(obj)
 	if err == nil {
