@@ -27,6 +27,9 @@ const batchSize = 1000
 // was called before, or ErrFactoryShutDown for an informer its factory
 // never started.
 func (inf *Informer[T]) Run(ctx context.Context) error {
+	if inf.zero() {
+		return errZero
+	}
 	inf.mu.Lock()
 	if inf.started {
 		inf.mu.Unlock()

@@ -40,6 +40,9 @@ var (
 func (s *Source[T]) List(ctx context.Context, opts reflector.ListOptions) (reflector.ListResult[T], error) {
 	s.stats.lists.Add(1)
 	var none reflector.ListResult[T]
+	if s.zero() {
+		return none, errZero
+	}
 	if err := ctx.Err(); err != nil {
 		return none, err
 	}

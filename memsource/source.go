@@ -73,7 +73,8 @@ type Options[T Object] struct {
 // with a global resource version, a bounded history of writes for watches,
 // and fault injection for tests. See the package doc for its semantics.
 //
-// A Source must be made with New. It is safe for simultaneous use by
+// A Source must be made with New: a zero Source reads as empty, and its
+// methods that return an error return one that names New. It is safe for simultaneous use by
 // multiple goroutines.
 type Source[T Object] struct {
 	keyFunc          keys.Func[T]

@@ -66,6 +66,9 @@ func (s *Source[T]) Update(obj T) (T, error) {
 // preconditions, it does not check versions.
 func (s *Source[T]) Delete(key string) (T, error) {
 	var zero T
+	if s.zero() {
+		return zero, errZero
+	}
 	obj, err := s.commit(reflector.Deleted, key, zero, "")
 	if err != nil {
 		return zero, err
@@ -90,6 +93,10 @@ func (s *Source[T]) DeleteObject(obj T) (T, error) {
 // in prepares an object handed to a write: it returns the source's own
 // copy when it clones, the key, and the version the object carries.
 func (s *Source[T]) in(obj T) (T, string, string, error) {
+	if s.zero() {
+		var zero T
+		return zero, "", "", errZero
+	}
 	key, version, err := inspect(s.keyFunc, obj)
 	if err != nil {
 		var zero T
