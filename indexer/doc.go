@@ -87,4 +87,16 @@
 //   - Lister.Namespace("") selects cluster-scoped objects; client-go's
 //     NamespaceAll ("") means every namespace. Use the Lister itself to read
 //     every namespace.
+//   - The index named NamespaceIndex must index each object by its
+//     namespace alone (other writes fail with ErrReservedIndex), so no
+//     index of the user's changes what Lister.Namespace returns; client-go's
+//     listers list a namespace through whatever index has that name.
+//   - PutPartial stores an object even when an IndexFunc fails on it,
+//     leaving it out of that index only (the informer's policy); failures
+//     are *IndexError values naming the index and key.
+//   - A nil pointer is an error for every write, before any key function
+//     sees it. A zero Indexer reads as empty and its methods that return an
+//     error say to call New; a zero Lister reads as empty. client-go's
+//     stores are interfaces over unexported types: only constructors make
+//     them.
 package indexer

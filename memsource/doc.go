@@ -132,4 +132,13 @@
 //     stamps the deletion version on the object).
 //   - There are no label or field selectors, namespaces are only part of
 //     the key, and there is no generation, UID or finalizer logic.
+//   - Objects are copied on the way in and out with their DeepCopy method,
+//     as client-go's ObjectTracker copies with DeepCopyObject; a type without
+//     DeepCopy is copied with Options.Clone or else shared.
+//   - Faults apply to every way of listing: FailLists fails List calls and
+//     the streaming lists of watches alike.
+//   - Delete takes a key and DeleteObject an object; neither checks
+//     versions.
+//   - A zero Source reads as empty and its methods that return an error
+//     say to call New.
 package memsource
