@@ -11,12 +11,12 @@ import (
 	"github.com/typedcache/typedcache/reflector"
 )
 
-// Every exported type that needs its constructor fails at first use with
-// an error naming the constructor, instead of a nil dereference; its reads
-// find it empty. (The zero queue, whose methods return no error, panics
-// with such a message: queue's TestZeroQueue. A zero Factory works:
-// informer's TestFactoryZeroValue. The zero Indexer: indexer's
-// TestZeroIndexer.)
+// Every exported type that needs its constructor (or, for a Registration,
+// AddEventHandler) fails at first use with an error naming it, instead of a
+// nil dereference, and its reads find it empty. (The zero queue, whose
+// methods return no error, panics with such a message: queue's
+// TestZeroQueue. A zero Factory works: informer's TestFactoryZeroValue. The
+// zero Indexer and Lister: indexer's TestZeroIndexer and TestZeroLister.)
 func TestZeroValues(t *testing.T) {
 	ctx := t.Context()
 	obj := &thing{Namespace: "ns", Name: "a"}
@@ -59,6 +59,10 @@ func TestZeroValues(t *testing.T) {
 			var i informer.Informer[*thing]
 			return i.AddIndexers(indexer.Indexers[*thing]{ownerIndex: ownerOf})
 		}},
+		{"Registration.WaitForSync", "AddEventHandler", func() error {
+			var r informer.Registration[*thing]
+			return r.WaitForSync(ctx)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -71,6 +75,13 @@ func TestZeroValues(t *testing.T) {
 	var inf informer.Informer[*thing]
 	var src memsource.Source[*thing]
 	var fifo deltafifo.DeltaFIFO[*thing]
+	var reg informer.Registration[*thing]
+	done := false
+	select {
+	case <-reg.Done():
+		done = true
+	default:
+	}
 	reads := []struct {
 		name  string
 		empty bool
@@ -81,6 +92,7 @@ func TestZeroValues(t *testing.T) {
 		{"Informer.Stats", inf.Stats().Cached == 0 && inf.Stats().Handlers == nil},
 		{"Source.Len", src.Len() == 0},
 		{"DeltaFIFO.Len", fifo.Len() == 0 && len(fifo.ListKeys()) == 0},
+		{"Registration", !reg.HasSynced() && reg.Stats() == informer.HandlerStats{} && done && reg.Name() == ""},
 	}
 	for _, r := range reads {
 		if !r.empty {
