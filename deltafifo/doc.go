@@ -110,4 +110,6 @@
 //     them from the cached objects.
 //   - The deltas handed to a processor are reused afterwards; processors
 //     must copy what they keep.
+//   - A zero DeltaFIFO reads as empty and its methods that return an error
+//     say to call New.
 package deltafifo

@@ -61,7 +61,8 @@ type Options[T any] struct {
 // package documentation for the exact semantics.
 //
 // A DeltaFIFO is safe for simultaneous use by multiple goroutines. Use New
-// to create one.
+// to create one: a zero DeltaFIFO reads as empty, and its methods that
+// return an error return one that names New.
 //
 // Recording a delta allocates nothing beyond what the key function
 // allocates, once the FIFO has grown to its working size. With keys.Of
@@ -176,6 +177,9 @@ func (f *DeltaFIFO[T]) record(t DeltaType, obj T) error {
 
 // recordKeyed is record with keys computed by the key function.
 func (f *DeltaFIFO[T]) recordKeyed(t DeltaType, obj T) error {
+	if f.zero() {
+		return errZero
+	}
 	key, obj, err := f.prepare(obj)
 	if err != nil {
 		return err

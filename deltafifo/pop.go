@@ -21,6 +21,9 @@ import (
 // Pop returns ctx.Err(), taking nothing, once ctx is done, even if a key is
 // ready; and ErrClosed once the FIFO is closed and no key is ready.
 func (f *DeltaFIFO[T]) Pop(ctx context.Context, process func(key string, d Deltas[T], isInInitialList bool) error) error {
+	if f.zero() {
+		return errZero
+	}
 	f.mu.Lock()
 	if err := f.waitLocked(ctx); err != nil {
 		f.mu.Unlock()
@@ -71,6 +74,9 @@ type batch[T any] struct {
 func (f *DeltaFIFO[T]) PopBatch(ctx context.Context, maxKeys int, process func(items []Item[T]) error) error {
 	if maxKeys < 1 {
 		return fmt.Errorf("deltafifo: batch size %d is not positive", maxKeys)
+	}
+	if f.zero() {
+		return errZero
 	}
 	f.mu.Lock()
 	if err := f.waitLocked(ctx); err != nil {

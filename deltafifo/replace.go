@@ -13,6 +13,9 @@ import "fmt"
 // error and queues nothing. The change is atomic: a Pop sees all of it or
 // none of it. The first Replace defines what HasSynced waits for.
 func (f *DeltaFIFO[T]) Replace(list []T, rv string) error {
+	if f.zero() {
+		return errZero
+	}
 	keys := make([]string, len(list))
 	objs := list
 	if f.transform != nil {
@@ -141,6 +144,9 @@ func (f *DeltaFIFO[T]) markInitialLocked(i int32, first bool) {
 // or being processed, is skipped: its cached state is older than what is
 // coming. Without KnownObjects, Resync does nothing.
 func (f *DeltaFIFO[T]) Resync() error {
+	if f.zero() {
+		return errZero
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.closed {

@@ -23,10 +23,14 @@
 // object leaves is removed from the index.
 //
 // A key function or IndexFunc that fails makes the operation return the error and
-// leave the store exactly as it was; DeleteKey never fails. Asking for an
+// leave the store exactly as it was; DeleteKey fails only on a zero Indexer. Asking for an
 // index that does not exist is an error wrapping ErrUnknownIndex.
 // AddIndexers indexes the objects already stored; an index name already in
-// use is an error wrapping ErrIndexExists.
+// use is an error wrapping ErrIndexExists. The index name NamespaceIndex is
+// reserved for indexing objects by namespace, as NamespaceIndexFunc does:
+// a write whose values in it are not exactly the object's namespace fails
+// with an error wrapping ErrReservedIndex, so that no index of the user's
+// changes what Lister.Namespace returns.
 //
 // Objects are shared, not copied: the Indexer hands out the stored values,
 // and callers must not modify what they point to.
@@ -83,4 +87,16 @@
 //   - Lister.Namespace("") selects cluster-scoped objects; client-go's
 //     NamespaceAll ("") means every namespace. Use the Lister itself to read
 //     every namespace.
+//   - The index named NamespaceIndex must index each object by its
+//     namespace alone (other writes fail with ErrReservedIndex), so no
+//     index of the user's changes what Lister.Namespace returns; client-go's
+//     listers list a namespace through whatever index has that name.
+//   - PutPartial stores an object even when an IndexFunc fails on it,
+//     leaving it out of that index only (the informer's policy); failures
+//     are *IndexError values naming the index and key.
+//   - A nil pointer is an error for every write, before any key function
+//     sees it. A zero Indexer reads as empty and its methods that return an
+//     error say to call New; a zero Lister reads as empty. client-go's
+//     stores are interfaces over unexported types: only constructors make
+//     them.
 package indexer

@@ -35,20 +35,27 @@ type indexSet[T any] struct {
 	names  []string
 	funcs  []IndexFunc[T]
 	byName map[string]int
+	// checkNS is one more than the position of an index whose values
+	// values checks with checkNamespace (see NamespaceIndex), 0 if none.
+	checkNS int
 }
 
 // with returns a set holding s's indexes followed by add's, in name order so
 // that the layout does not depend on map iteration.
 func (s *indexSet[T]) with(add Indexers[T]) *indexSet[T] {
 	n := &indexSet[T]{
-		names:  slices.Clone(s.names),
-		funcs:  slices.Clone(s.funcs),
-		byName: maps.Clone(s.byName),
+		names:   slices.Clone(s.names),
+		funcs:   slices.Clone(s.funcs),
+		byName:  maps.Clone(s.byName),
+		checkNS: s.checkNS,
 	}
 	if n.byName == nil {
 		n.byName = make(map[string]int, len(add))
 	}
 	for _, name := range slices.Sorted(maps.Keys(add)) {
+		if needsNamespaceCheck(name, add[name]) {
+			n.checkNS = len(n.names) + 1
+		}
 		n.byName[name] = len(n.names)
 		n.names = append(n.names, name)
 		n.funcs = append(n.funcs, add[name])
@@ -58,6 +65,9 @@ func (s *indexSet[T]) with(add Indexers[T]) *indexSet[T] {
 
 // lookup returns the position of the named index.
 func (s *indexSet[T]) lookup(name string) (int, error) {
+	if s == nil { // a zero Indexer
+		return 0, errZero
+	}
 	i, ok := s.byName[name]
 	if !ok {
 		return 0, fmt.Errorf("%w: %q", ErrUnknownIndex, name)
@@ -66,29 +76,64 @@ func (s *indexSet[T]) lookup(name string) (int, error) {
 }
 
 // values computes obj's values in every index from position from onwards,
-// appending them to dst, or reports the first IndexFunc that fails. It runs
+// appending them to dst. An IndexFunc that fails is appended to failed,
+// without the key, and ends the computation unless partial is set; then
+// the failed index's values are nil and the others are computed. It runs
 // user code and must not be called under the lock.
-func (s *indexSet[T]) values(dst [][]string, from int, obj T) ([][]string, *indexFuncError) {
+func (s *indexSet[T]) values(dst [][]string, from int, obj T, partial bool, failed []*IndexError) ([][]string, []*IndexError) {
 	for i := from; i < len(s.funcs); i++ {
 		v, err := s.funcs[i](obj)
+		if err == nil && i+1 == s.checkNS {
+			err = checkNamespace(obj, v)
+		}
 		if err != nil {
-			return dst, &indexFuncError{name: s.names[i], err: err}
+			failed = append(failed, &IndexError{Index: s.names[i], Err: err})
+			if !partial {
+				return dst, failed
+			}
+			v = nil
 		}
 		dst = append(dst, v)
 	}
-	return dst, nil
+	return dst, failed
 }
 
-// indexFuncError is the failure of the IndexFunc of the named index, before
-// the key of the object it failed on is known.
-type indexFuncError struct {
-	name string
-	err  error
+// IndexError is the failure of an IndexFunc (or of the NamespaceIndex
+// check) on one object. The writes return it, wrapped or joined with
+// others; errors.As finds it.
+type IndexError struct {
+	// Index is the name of the index.
+	Index string
+	// Key is the key of the object.
+	Key string
+	// Err is the IndexFunc's error.
+	Err error
 }
 
-// of returns the error for the object with the given key.
-func (e *indexFuncError) of(key string) error {
-	return fmt.Errorf("indexer: index %q of %q: %w", e.name, key, e.err)
+// Error returns "indexer: index <name> of <key>: <Err>".
+func (e *IndexError) Error() string {
+	return fmt.Sprintf("indexer: index %q of %q: %v", e.Index, e.Key, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *IndexError) Unwrap() error { return e.Err }
+
+// indexErrors sets the key of the failures and returns them as one error,
+// or nil if there are none.
+func indexErrors(failed []*IndexError, key string) error {
+	switch len(failed) {
+	case 0:
+		return nil
+	case 1:
+		failed[0].Key = key
+		return failed[0]
+	}
+	errs := make([]error, len(failed))
+	for i, f := range failed {
+		f.Key = key
+		errs[i] = f
+	}
+	return errors.Join(errs...)
 }
 
 // index is one secondary index. It maps each value to the bucket of the

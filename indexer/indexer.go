@@ -17,7 +17,9 @@ import (
 // for its semantics and concurrency guarantees.
 //
 // An Indexer is safe for simultaneous use by multiple goroutines. The zero
-// value is not usable; call New.
+// value must not be used; call New. A zero Indexer reads as empty and has
+// no indexes: its methods that return an error return one that names New,
+// and the others (GetByKey, Len, List, ListKeys, All, Keys) find nothing.
 //
 // GetByKey does not allocate. An update allocates only what the key
 // function and IndexFuncs allocate (NamespaceIndexFunc nothing, once it has
@@ -128,6 +130,9 @@ func checkIndexers[T any](indexers Indexers[T]) error {
 
 // key computes the key of obj, wrapping the key function's error.
 func (x *Indexer[T]) key(obj T) (string, error) {
+	if x.zero() {
+		return "", errZero
+	}
 	key, err := x.keyFunc(obj)
 	if err != nil {
 		return "", x.keyError(err)

@@ -30,7 +30,7 @@ func KeyFunc[T keys.Object](x *Indexer[T]) keys.Func[T] {
 // namespace and name, and reports whether there is one. It reports false
 // at once, instead of waiting, while a writer holds x.
 func (x *Indexer[T]) storedKey(namespace, name string) (string, bool) {
-	if name == "" {
+	if name == "" || x.zero() {
 		return "", false
 	}
 	var buf [objkey.MaxStack]byte
@@ -47,10 +47,11 @@ func (x *Indexer[T]) storedKey(namespace, name string) (string, bool) {
 	return x.t.key(p), true
 }
 
-// getNamespaced returns the object stored under keys.Join(namespace, name).
+// getNamespaced returns the object stored under keys.Join(namespace, name),
+// or none if x is nil or zero.
 func (x *Indexer[T]) getNamespaced(namespace, name string) (T, bool) {
 	var zero T
-	if name == "" {
+	if name == "" || x == nil || x.zero() {
 		return zero, false
 	}
 	var buf [objkey.MaxStack]byte

@@ -11,9 +11,18 @@ import (
 //
 // A Lister is a small value; copies share the Indexer. It is safe for
 // simultaneous use by multiple goroutines. Returned objects are the stored
-// ones, not copies: callers must not modify them.
+// ones, not copies: callers must not modify them. A zero Lister, or one of
+// a nil Indexer, reads as a Lister of an empty Indexer: it finds nothing.
 type Lister[T keys.Object] struct {
 	idx *Indexer[T]
+}
+
+// indexer returns the Indexer l reads: a zero one if l has none.
+func (l Lister[T]) indexer() *Indexer[T] {
+	if l.idx == nil {
+		return new(Indexer[T])
+	}
+	return l.idx
 }
 
 // NewLister returns a Lister reading idx, which must key its objects with
@@ -33,14 +42,14 @@ func (l Lister[T]) Get(namespace, name string) (T, bool) {
 // List returns every object, in no particular order. Like Indexer.List it
 // copies a snapshot without holding the lock.
 func (l Lister[T]) List() []T {
-	return l.idx.List()
+	return l.indexer().List()
 }
 
 // All returns an iterator over every object, walking a snapshot with no
 // lock held during yield (see Indexer.All).
 func (l Lister[T]) All() iter.Seq[T] {
 	return func(yield func(T) bool) {
-		for _, obj := range l.idx.All() {
+		for _, obj := range l.indexer().All() {
 			if !yield(obj) {
 				return
 			}
@@ -52,7 +61,7 @@ func (l Lister[T]) All() iter.Seq[T] {
 // particular order. match runs on a snapshot with no lock held.
 func (l Lister[T]) Select(match func(T) bool) []T {
 	var out []T
-	for _, obj := range l.idx.All() {
+	for _, obj := range l.indexer().All() {
 		if match(obj) {
 			out = append(out, obj)
 		}
@@ -60,9 +69,12 @@ func (l Lister[T]) Select(match func(T) bool) []T {
 	return out
 }
 
-// Namespace returns a view of the objects in one namespace. The empty
-// namespace selects the cluster-scoped objects, not every namespace (use the
-// Lister itself for that).
+// Namespace returns a view of the objects in one namespace, through the
+// NamespaceIndex index if the Indexer has it: the Indexer keeps that index
+// holding each object under its namespace alone, so the view is the same
+// either way, except for objects that PutPartial stored after the index
+// failed on them. The empty namespace selects the cluster-scoped objects,
+// not every namespace (use the Lister itself for that).
 func (l Lister[T]) Namespace(namespace string) NamespaceLister[T] {
 	return NamespaceLister[T]{idx: l.idx, namespace: namespace}
 }
@@ -90,7 +102,8 @@ func (l NamespaceLister[T]) List() []T {
 // reports true, in no particular order; a nil match selects all of them.
 // match runs with no lock held.
 func (l NamespaceLister[T]) Select(match func(T) bool) []T {
-	if objs, err := l.idx.ByIndex(NamespaceIndex, l.namespace); err == nil {
+	x := Lister[T]{idx: l.idx}.indexer()
+	if objs, err := x.ByIndex(NamespaceIndex, l.namespace); err == nil {
 		if match == nil {
 			return objs
 		}
@@ -104,7 +117,7 @@ func (l NamespaceLister[T]) Select(match func(T) bool) []T {
 		return out
 	}
 	var out []T
-	for _, obj := range l.idx.All() {
+	for _, obj := range x.All() {
 		if obj.GetNamespace() == l.namespace && (match == nil || match(obj)) {
 			out = append(out, obj)
 		}

@@ -32,7 +32,7 @@ const lockFreeTries = 4
 // getObject returns the object stored under keys.Join(namespace, name),
 // reading without the lock if it can.
 func getObject[T keys.Object](x *Indexer[T], namespace, name string) (T, bool) {
-	if !x.lockFree || name == "" {
+	if x == nil || !x.lockFree || name == "" {
 		return x.getNamespaced(namespace, name)
 	}
 	var buf [objkey.MaxStack]byte

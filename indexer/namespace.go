@@ -1,15 +1,56 @@
 package indexer
 
 import (
+	"errors"
+	"fmt"
 	"hash/maphash"
+	"reflect"
+	"runtime"
 	"sync/atomic"
 
 	"github.com/typedcache/typedcache/keys"
 )
 
-// NamespaceIndex is the conventional name of the index built by
-// NamespaceIndexFunc. Lister.Namespace uses it when it is present.
+// NamespaceIndex is the name of the index built by NamespaceIndexFunc, and
+// a reserved one: Lister.Namespace lists through the index of that name
+// when the Indexer has it, so that index must hold every object under its
+// namespace alone. When T is a keys.Object, the Indexer checks it: a write
+// (or AddIndexers) of an object whose values in that index are not exactly
+// its namespace fails with an error wrapping ErrReservedIndex, and
+// changes nothing. The check is skipped for the function NamespaceIndexFunc
+// itself, when the Indexer recognises it (not when it is instantiated
+// inside generic code, where the check then runs).
 const NamespaceIndex = "namespace"
+
+// ErrReservedIndex is wrapped by the error of a write of an object whose
+// values in the NamespaceIndex index are not exactly its namespace.
+var ErrReservedIndex = errors.New(`indexer: the index named "namespace" must index each object by its namespace alone, as indexer.NamespaceIndexFunc does, because Lister.Namespace lists through it: give other indexes another name`)
+
+// namespaceIndexFuncName is the name the runtime gives every
+// instantiation of NamespaceIndexFunc made outside generic code.
+const namespaceIndexFuncName = "github.com/typedcache/typedcache/indexer.NamespaceIndexFunc[...]"
+
+// needsNamespaceCheck reports whether the index called name, computed by
+// f, must have its values checked against the namespaces of the objects:
+// whether it is the NamespaceIndex of an Indexer of keys.Objects, with a
+// function the Indexer does not recognise as NamespaceIndexFunc.
+func needsNamespaceCheck[T any](name string, f IndexFunc[T]) bool {
+	if name != NamespaceIndex || !reflect.TypeFor[T]().Implements(reflect.TypeFor[keys.Object]()) {
+		return false
+	}
+	fn := runtime.FuncForPC(reflect.ValueOf(f).Pointer())
+	return fn == nil || fn.Name() != namespaceIndexFuncName
+}
+
+// checkNamespace returns an error wrapping ErrReservedIndex unless values
+// holds exactly the namespace of obj, a keys.Object.
+func checkNamespace[T any](obj T, values []string) error {
+	o, ok := any(obj).(keys.Object)
+	if !ok || len(values) == 1 && values[0] == o.GetNamespace() {
+		return nil
+	}
+	return fmt.Errorf("values %q, not [%q]: %w", values, o.GetNamespace(), ErrReservedIndex)
+}
 
 // NamespaceIndexFunc indexes an object by its namespace.
 //

@@ -21,6 +21,10 @@ func (x *Indexer[T]) Get(obj T) (T, bool, error) {
 
 // GetByKey returns the object stored under key. It does not allocate.
 func (x *Indexer[T]) GetByKey(key string) (T, bool) {
+	if x.zero() {
+		var zero T
+		return zero, false
+	}
 	h := hash(x.seed, key)
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -36,6 +40,9 @@ func (x *Indexer[T]) GetByKey(key string) (T, bool) {
 func (x *Indexer[T]) Len() int {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	if x.t == nil { // a zero Indexer
+		return 0
+	}
 	return x.t.n
 }
 

@@ -62,7 +62,11 @@ func (x *Indexer[T]) tryView(published uint64) (snapshot[T], bool) {
 	if x.writing.Load() {
 		return snapshot[T]{}, false
 	}
-	s := x.view.Load().snapshot
+	v := x.view.Load()
+	if v == nil { // a zero Indexer: no entries
+		return snapshot[T]{}, true
+	}
+	s := v.snapshot
 	x.taken.Add(1)
 	return s, !x.writing.Load() && x.published.Load() == published
 }

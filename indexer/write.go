@@ -21,7 +21,7 @@ func (x *Indexer[T]) Add(obj T) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = x.put(key, kb, h, obj)
+	_, _, err = x.put(key, kb, h, obj, false)
 	return err
 }
 
@@ -55,15 +55,34 @@ func (x *Indexer[T]) Delete(obj T) error {
 // added indexes meanwhile, Put computes obj's values in them too before it
 // writes. If an IndexFunc fails, Put returns the error and changes nothing.
 func (x *Indexer[T]) Put(key string, obj T) (old T, existed bool, err error) {
-	return x.put(key, nil, hash(x.seed, key), obj)
+	if x.zero() {
+		return old, false, errZero
+	}
+	return x.put(key, nil, hash(x.seed, key), obj, false)
 }
 
-// put is Put for the key of a write (see keyString), whose hash is h.
-func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed bool, err error) {
+// PutPartial is Put, except that an IndexFunc that fails does not stop the
+// write: obj is stored, and left out of each index whose function failed
+// on it (as if it had no value there) until a later write indexes it. The
+// error is an *IndexError for each such index (joined if there are
+// several), and reports a write that was made: the store holds obj. It is
+// how an informer keeps its cache the same as its source when an index
+// function fails. A zero Indexer stores nothing and returns an error, as
+// Put does.
+func (x *Indexer[T]) PutPartial(key string, obj T) (old T, existed bool, err error) {
+	if x.zero() {
+		return old, false, errZero
+	}
+	return x.put(key, nil, hash(x.seed, key), obj, true)
+}
+
+// put is Put (PutPartial if partial is set) for the key of a write (see
+// keyString), whose hash is h.
+func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T, partial bool) (old T, existed bool, err error) {
 	var buf [inlineIndexes][]string
-	vals, failed := x.indexFuncs.Load().values(buf[:0], 0, obj)
-	if failed != nil {
-		return old, false, failed.of(keyString(key, kb))
+	vals, failed := x.indexFuncs.Load().values(buf[:0], 0, obj, partial, nil)
+	if failed != nil && !partial {
+		return old, false, indexErrors(failed, keyString(key, kb))
 	}
 	for {
 		x.mu.Lock()
@@ -73,8 +92,8 @@ func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed
 		}
 		// AddIndexers added indexes since: compute obj's values in them.
 		x.mu.Unlock()
-		if vals, failed = x.indexFuncs.Load().values(vals, len(vals), obj); failed != nil {
-			return old, false, failed.of(keyString(key, kb))
+		if vals, failed = x.indexFuncs.Load().values(vals, len(vals), obj, partial, failed); failed != nil && !partial {
+			return old, false, indexErrors(failed, keyString(key, kb))
 		}
 	}
 	read := x.beginLocked()
@@ -91,12 +110,18 @@ func (x *Indexer[T]) put(key string, kb []byte, h uint32, obj T) (old T, existed
 	}
 	x.endLocked(read)
 	x.mu.Unlock()
-	return old, existed, nil
+	if failed != nil {
+		err = indexErrors(failed, keyString(key, kb))
+	}
+	return old, existed, err
 }
 
 // DeleteKey removes the object stored under key and returns it. It runs no
-// user code and never fails; the error is always nil.
+// user code and fails only on a zero Indexer.
 func (x *Indexer[T]) DeleteKey(key string) (old T, existed bool, err error) {
+	if x.zero() {
+		return old, false, errZero
+	}
 	old, existed = x.deleteKey(key, nil, hash(x.seed, key))
 	return old, existed, nil
 }
@@ -128,6 +153,9 @@ func (x *Indexer[T]) deleteKey(key string, kb []byte, h uint32) (old T, existed 
 // object is a nil pointer, or the key function or an IndexFunc fails,
 // Replace returns an error and changes nothing.
 func (x *Indexer[T]) Replace(objs []T) error {
+	if x.zero() {
+		return errZero
+	}
 	t := newTable[T](len(objs), x.seed, x.lockFree)
 	for _, obj := range objs {
 		if x.lockFree && isNilPointer(obj) {
@@ -177,9 +205,9 @@ func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) err
 	}
 	var vals [][]string
 	for p := range s.n {
-		var failed *indexFuncError
-		if vals, failed = set.values(vals[:0], from, s.obj(p)); failed != nil {
-			return failed.of(s.key(p))
+		var failed []*IndexError
+		if vals, failed = set.values(vals[:0], from, s.obj(p), false, nil); failed != nil {
+			return indexErrors(failed, s.key(p))
 		}
 		for j, vs := range vals {
 			dst[j].insert(int32(p), vs)
@@ -190,13 +218,16 @@ func indexAll[T any](dst []index, set *indexSet[T], from int, s snapshot[T]) err
 
 // AddIndexers adds indexes, indexing every object already stored. A name
 // that is already in use is an error wrapping ErrIndexExists, and a nil
-// IndexFunc is an error too; in both cases, and if an IndexFunc fails,
-// nothing changes.
+// IndexFunc is an error too; in both cases, and if an IndexFunc fails (or
+// the NamespaceIndex check does: see NamespaceIndex), nothing changes.
 //
 // AddIndexers waits for writes in progress and holds off new ones while it
 // indexes the stored objects, calling each new IndexFunc once on each;
 // readers are not held off.
 func (x *Indexer[T]) AddIndexers(indexers Indexers[T]) error {
+	if x.zero() {
+		return errZero
+	}
 	if err := checkIndexers(indexers); err != nil {
 		return err
 	}

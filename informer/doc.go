@@ -178,8 +178,9 @@
 //     the handler for a second.
 //   - Options.Equal suppresses content-identical updates; client-go only
 //     compares resource versions.
-//   - Run returns an error (ErrStarted) when called twice, and returns only
-//     after all its goroutines have exited. Configuration is fixed at
+//   - Run returns nil when its context ends (the rule of every Run in
+//     this module), an error (ErrStarted) when called twice, and returns
+//     only after all its goroutines have exited. Configuration is fixed at
 //     construction (Options), so there is no SetTransform or
 //     SetWatchErrorHandler to call too late.
 //   - WaitForCacheSync waits on channels and returns an error naming what
@@ -188,5 +189,15 @@
 //     after Shutdown, or before it without a Start) fails waits,
 //     AddEventHandler and Run at once with ErrFactoryShutDown; client-go's
 //     factory hands it out and a wait for it only times out.
+//   - An index function that fails on an object does not keep it out of
+//     the cache: the object is cached and left out of that index only, the
+//     failure is reported once per object (an *indexer.IndexError naming
+//     the index and key) and counted in Stats. client-go's store panics.
+//   - A zero Factory works; a zero Informer fails with an error naming its
+//     constructors and reads as empty. client-go's factory and informer
+//     are interfaces over unexported types: only constructors make them.
+//   - Nil arguments are errors that say so: a nil Syncer given to
+//     WaitForCacheSync (which one of how many), a nil Registration given
+//     to RemoveEventHandler, a nil Handler.
 //   - Logging through log/slog; context.Context instead of stop channels.
 package informer

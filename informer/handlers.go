@@ -28,6 +28,9 @@ func (inf *Informer[T]) AddEventHandlerWithOptions(h Handler[T], opts HandlerOpt
 	if h == nil {
 		return nil, fmt.Errorf("informer: AddEventHandler called with a nil handler")
 	}
+	if inf.zero() {
+		return nil, errZero
+	}
 	buf := opts.Buffer
 	if buf.Size == 0 {
 		buf = inf.defaultBuffer

@@ -21,7 +21,9 @@ import (
 // its semantics.
 //
 // An Informer is safe for simultaneous use by multiple goroutines. Use New
-// or NewProjected to create one; Run drives it.
+// or NewProjected (or For) to create one; Run drives it. A zero Informer
+// reads as empty, and its methods that return an error return one that
+// names the constructors.
 type Informer[T keys.Object] struct {
 	name          string
 	logger        *slog.Logger
@@ -82,6 +84,9 @@ type Informer[T keys.Object] struct {
 	// isSynced mirrors synced being closed; set under deltaMu.
 	isSynced atomic.Bool
 	synced   chan struct{}
+	// indexFailures tracks the cached objects an index function failed
+	// on; see indexfailures.go.
+	indexFailures indexFailures
 
 	// wg counts the listener goroutines.
 	wg sync.WaitGroup
@@ -195,6 +200,9 @@ func (inf *Informer[T]) HasSynced() bool { return inf.isSynced.Load() }
 // returns ctx.Err() if ctx ends first, and ErrStopped if the informer
 // stops first.
 func (inf *Informer[T]) WaitForSync(ctx context.Context) error {
+	if inf.zero() {
+		return errZero
+	}
 	err := waitSynced(ctx, inf.synced, inf.stoppedCh, nil)
 	if err == ErrStopped {
 		inf.mu.Lock()
@@ -245,12 +253,20 @@ func (inf *Informer[T]) LastSyncResourceVersion() string {
 func (inf *Informer[T]) Lister() indexer.Lister[T] { return indexer.NewLister(inf.cache) }
 
 // Cache returns a read-only view of the informer's cache.
-func (inf *Informer[T]) Cache() Cache[T] { return Cache[T]{inf.cache} }
+func (inf *Informer[T]) Cache() Cache[T] {
+	if inf.cache == nil { // a zero Informer
+		return Cache[T]{new(indexer.Indexer[T])}
+	}
+	return Cache[T]{inf.cache}
+}
 
 // AddIndexers adds secondary indexes to the cache, indexing the objects
 // already cached. It fails with ErrStopped once the informer has stopped,
 // and as indexer.Indexer.AddIndexers does otherwise.
 func (inf *Informer[T]) AddIndexers(indexers indexer.Indexers[T]) error {
+	if inf.zero() {
+		return errZero
+	}
 	inf.mu.Lock()
 	stopped, err := inf.stopped, inf.stoppedErrLocked()
 	inf.mu.Unlock()

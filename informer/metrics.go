@@ -19,6 +19,16 @@ type Stats struct {
 	// Handlers holds the statistics of the registered handlers, in the
 	// order they were added; a removed handler is no longer listed.
 	Handlers []NamedHandlerStats
+	// IndexFailures counts the failures of index functions on the objects
+	// the informer cached: one per index whose function failed, for each
+	// version of an object written to the cache. The objects are cached
+	// nonetheless (see Unindexed).
+	IndexFailures uint64
+	// Unindexed is the number of cached objects that are missing from at
+	// least one index because its function failed on their latest
+	// version: Cache.ByIndex, Cache.Index and Lister.Namespace do not
+	// find them there, while GetByKey, List and Lister.Get do.
+	Unindexed int
 }
 
 // NamedHandlerStats is the snapshot of one registration's counters, with
@@ -34,7 +44,15 @@ type NamedHandlerStats struct {
 // nothing else; it takes the informer's lock and each handler's buffer
 // lock briefly, and never waits for a handler.
 func (inf *Informer[T]) Stats() Stats {
-	s := Stats{Cached: inf.cache.Len(), Queued: inf.fifo.Len()}
+	if inf.cache == nil { // a zero Informer
+		return Stats{}
+	}
+	s := Stats{
+		Cached:        inf.cache.Len(),
+		Queued:        inf.fifo.Len(),
+		IndexFailures: inf.indexFailures.count.Load(),
+		Unindexed:     int(inf.indexFailures.size.Load()),
+	}
 	inf.mu.Lock()
 	refl := inf.refl
 	inf.mu.Unlock()

@@ -58,8 +58,10 @@ type Options[T keys.Object] struct {
 
 	// ErrorHandler is called with every error the informer meets and
 	// recovers from: failed lists and watches (see
-	// reflector.Options.ErrorHandler), objects the cache refused (an index
-	// or key function failed; the object is skipped), and handler panics
+	// reflector.Options.ErrorHandler), objects whose key function failed
+	// (the object is skipped), objects an index function failed on (the
+	// object is cached, left out of that index, and reported once until a
+	// version of it indexes cleanly: see Stats), and handler panics
 	// (a *HandlerPanicError; the notification is skipped). It must return
 	// quickly and must not call the informer's methods that add or remove
 	// handlers. The default logs to Logger.

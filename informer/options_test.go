@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/reflector"
@@ -132,37 +131,6 @@ func TestNewProjected(t *testing.T) {
 		}
 		if len(errs) == 0 || !strings.Contains(errs[0].Error(), "unlucky payload") || !errors.Is(errs[0], reflector.ErrStore) {
 			t.Errorf("reported errors %v, want the projection failure wrapped in reflector.ErrStore", errs)
-		}
-	})
-}
-
-// An index function that fails for an object keeps it out of the cache
-// and out of the notifications, and is reported.
-func TestIndexErrorSkipsObject(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1), newObj("bad", -1))
-		var errs []error
-		inf := informer.New(src, informer.Options[*obj]{
-			Indexers: indexer.Indexers[*obj]{"value": func(o *obj) ([]string, error) {
-				if o.Value < 0 {
-					return nil, errors.New("negative value")
-				}
-				return []string{"v"}, nil
-			}},
-			ErrorHandler: func(_ context.Context, err error) { errs = append(errs, err) },
-		})
-		rec := newRecorder()
-		reg := mustAdd(t, inf, rec, informer.HandlerOptions{})
-		start(t, inf)
-		synctest.Wait()
-		if diff := cmp.Diff(map[string]int{"ns/a": 1}, rec.values()); diff != "" {
-			t.Errorf("handler view mismatch (-want +got):\n%s", diff)
-		}
-		if inf.Cache().Len() != 1 || !reg.HasSynced() {
-			t.Errorf("cache holds %d objects, synced %t; want 1, true", inf.Cache().Len(), reg.HasSynced())
-		}
-		if len(errs) != 1 || !strings.Contains(errs[0].Error(), `"ns/bad"`) {
-			t.Errorf("reported errors %v, want one naming ns/bad", errs)
 		}
 	})
 }

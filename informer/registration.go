@@ -11,7 +11,10 @@ import (
 // reports whether the handler has received the initial list, exposes the
 // handler's buffer statistics, and is what RemoveEventHandler takes.
 //
-// A Registration is safe for simultaneous use by multiple goroutines.
+// A Registration is safe for simultaneous use by multiple goroutines. Only
+// AddEventHandler makes one; a zero Registration is the handle of no
+// handler: it never syncs (WaitForSync returns an error that says so), its
+// Done channel is closed, and its Stats are zero.
 type Registration[T keys.Object] struct {
 	l    *fanout.Listener[T]
 	name string
@@ -31,6 +34,9 @@ func (r *Registration[T]) Name() string { return r.name }
 // handler added after the informer synced, for every object that was
 // cached when it was added).
 func (r *Registration[T]) HasSynced() bool {
+	if r.l == nil {
+		return false
+	}
 	select {
 	case <-r.l.Synced():
 		return true
@@ -43,6 +49,9 @@ func (r *Registration[T]) HasSynced() bool {
 // returns ctx.Err() if ctx ends first, and ErrStopped if the informer
 // stops or the handler is removed first.
 func (r *Registration[T]) WaitForSync(ctx context.Context) error {
+	if r.l == nil {
+		return errZeroRegistration
+	}
 	return waitSynced(ctx, r.l.Synced(), r.stopped, r.l.Done())
 }
 
@@ -52,11 +61,21 @@ func (r *Registration[T]) WaitForSync(ctx context.Context) error {
 // are dropped, as in client-go. RemoveEventHandler followed by waiting on
 // Done is client-go's ShutDownEventHandler; do not wait from inside the
 // handler itself.
-func (r *Registration[T]) Done() <-chan struct{} { return r.l.Done() }
+func (r *Registration[T]) Done() <-chan struct{} {
+	if r.l == nil {
+		return closedCh
+	}
+	return r.l.Done()
+}
 
 // Stats returns a snapshot of the handler's buffer and delivery counters.
 // It takes the handler's buffer lock briefly and does not allocate.
-func (r *Registration[T]) Stats() HandlerStats { return HandlerStats(r.l.Stats()) }
+func (r *Registration[T]) Stats() HandlerStats {
+	if r.l == nil {
+		return HandlerStats{}
+	}
+	return HandlerStats(r.l.Stats())
+}
 
 // waitSynced waits for synced to be closed. It fails with ctx.Err() when
 // ctx ends first, and with ErrStopped when a or b (either may be nil) is

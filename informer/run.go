@@ -27,6 +27,9 @@ const batchSize = 1000
 // was called before, or ErrFactoryShutDown for an informer its factory
 // never started.
 func (inf *Informer[T]) Run(ctx context.Context) error {
+	if inf.zero() {
+		return errZero
+	}
 	inf.mu.Lock()
 	if inf.started {
 		inf.mu.Unlock()
@@ -137,6 +140,7 @@ func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
 func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial bool) (fanout.Notification[T], bool) {
 	if d.Type == deltafifo.Deleted {
 		old, existed, err := inf.cache.DeleteKey(key)
+		inf.indexedLocked(key)
 		if err != nil {
 			inf.reportError(fmt.Errorf("informer: deleting %q from the cache: %w", key, err))
 			return fanout.Notification[T]{}, false
@@ -148,7 +152,7 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial boo
 		}
 		return fanout.Notification[T]{Key: key, Old: old, Obj: d.Object, Kind: fanout.Delete, Inferred: d.Inferred}, true
 	}
-	old, existed, err := inf.cache.Put(key, d.Object)
+	old, existed, err := inf.putLocked(key, d.Object)
 	if err != nil {
 		inf.reportError(fmt.Errorf("informer: caching %q: %w", key, err))
 		return fanout.Notification[T]{}, false

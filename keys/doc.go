@@ -12,4 +12,8 @@
 // name. Names from other sources may contain '/' or '%': Of escapes them
 // ("%2F", "%25") so that two (namespace, name) pairs never share a key, and
 // Split undoes the escaping; client-go would build ambiguous keys.
+//
+// Join of an empty name is the empty key, which Split rejects; client-go's
+// ObjectToName(...).String() gives "namespace/" and SplitMetaNamespaceKey
+// accepts it with an empty name.
 package keys

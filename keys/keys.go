@@ -28,8 +28,15 @@ func Of[T Object](obj T) (string, error) {
 }
 
 // Join returns the key Of gives an object with this namespace and name.
-// The name must not be empty.
+// For every non-empty name, Split(Join(namespace, name)) returns namespace
+// and name. An empty name, which no object has (Of fails on it), gives the
+// empty key, whatever the namespace: the one key that Split rejects and
+// that no store holds, so a lookup by it finds nothing. Callers that may
+// pass an empty name detect it by that result.
 func Join(namespace, name string) string {
+	if name == "" {
+		return ""
+	}
 	name = escape(name)
 	if namespace == "" {
 		return name

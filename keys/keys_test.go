@@ -30,6 +30,20 @@ func TestOf(t *testing.T) {
 	}
 }
 
+// Join of an empty name is the empty key, which Split rejects, whatever
+// the namespace; every other join splits back.
+func TestJoinEmptyName(t *testing.T) {
+	for _, ns := range []string{"", "ns", "a/b", "%"} {
+		key := keys.Join(ns, "")
+		if key != "" {
+			t.Errorf("Join(%q, \"\") = %q, want \"\"", ns, key)
+		}
+		if _, _, err := keys.Split(key); err == nil {
+			t.Errorf("Split(Join(%q, \"\")) succeeded, want an error", ns)
+		}
+	}
+}
+
 func TestSplit(t *testing.T) {
 	tests := []struct {
 		key             string
@@ -60,14 +74,18 @@ func TestSplit(t *testing.T) {
 }
 
 // FuzzKey checks that Join never maps two (namespace, name) pairs to
-// one key, that Split inverts it, and that a key Split accepts joins
-// back to itself.
+// one key, that Split inverts it, that an empty name gives the empty key,
+// which Split rejects, and that a key Split accepts joins back to itself.
 func FuzzKey(f *testing.F) {
 	f.Add("default", "web", "default/web", "", "%2F")
 	f.Add("a/b", "c", "a", "b/c", "a%2Fb/c")
 	f.Add("", "x/y", "x", "y", "%25")
 	f.Fuzz(func(t *testing.T, ns1, name1, ns2, name2, key string) {
-		if name1 != "" {
+		if name1 == "" {
+			if k := keys.Join(ns1, name1); k != "" {
+				t.Fatalf("Join(%q, \"\") = %q, want \"\"", ns1, k)
+			}
+		} else {
 			k := keys.Join(ns1, name1)
 			ns, name, err := keys.Split(k)
 			if err != nil || ns != ns1 || name != name1 {

@@ -48,13 +48,19 @@
 // a Bookmark whose InitialEventsEnd is set. Periodic bookmarks carry the
 // current version. Watch documents each case.
 //
-// Ownership. By default objects are shared, not copied: Create and Update
-// keep and stamp the very object they are given, and Get, List and every
-// watch hand out the stored objects themselves, which caches downstream
-// keep. Treat every object given to or received from the source as
-// read-only; to change one, copy it (for Kubernetes types, DeepCopy) and
-// Update the copy. Options.Clone makes the source copy on the way in and
-// on the way out instead, at the cost of one Clone per object handed out.
+// Ownership. Like a server, the source isolates its objects from its
+// callers by default: when T has a method DeepCopy() T, as every
+// Kubernetes API type has, Create and Update store and stamp a copy of the
+// object they are given (which is left as it was), and Get, List, every
+// watch and the writes hand out copies, so a handler that modifies an
+// object it received changes neither what the source serves next nor what
+// another caller received. Options.Clone copies with a function of the
+// caller's instead, for types without DeepCopy; a type with neither is
+// shared, not copied: Create and Update keep and stamp the very object
+// they are given, and every read hands out the stored objects themselves,
+// so callers must treat them as read-only. Options.Shared turns the
+// copies off for a type with DeepCopy. Copying costs one copy per object
+// handed out, and one per write.
 //
 // Capabilities. Capabilities reports pagination, bookmarks and streaming
 // lists. Options can turn each off, and make versions opaque, to test a
@@ -82,8 +88,8 @@
 //
 // No user code runs under the lock that readers and watches take.
 // SetResourceVersion runs while other writers wait for their turn (it
-// must only record the value); key function, Clone and GetResourceVersion run
-// with no lock held.
+// must only record the value); key function, Clone (or DeepCopy) and
+// GetResourceVersion run with no lock held.
 //
 // Inside a testing/synctest bubble, create and use a source within the
 // bubble: its watches' channels belong to the bubble that made them.
@@ -126,4 +132,13 @@
 //     stamps the deletion version on the object).
 //   - There are no label or field selectors, namespaces are only part of
 //     the key, and there is no generation, UID or finalizer logic.
+//   - Objects are copied on the way in and out with their DeepCopy method,
+//     as client-go's ObjectTracker copies with DeepCopyObject; a type without
+//     DeepCopy is copied with Options.Clone or else shared.
+//   - Faults apply to every way of listing: FailLists fails List calls and
+//     the streaming lists of watches alike.
+//   - Delete takes a key and DeleteObject an object; neither checks
+//     versions.
+//   - A zero Source reads as empty and its methods that return an error
+//     say to call New.
 package memsource

@@ -34,12 +34,15 @@ var (
 // reflector.ErrExpired, like Kubernetes' 410 on an expired continue. With a
 // token, opts.ResourceVersion is ignored: the token fixes the version.
 //
-// The items slice is the caller's; the objects are shared unless the source
-// clones. An unpaginated list of 100k objects costs a copy of the slice
+// The items slice is the caller's, and so are the objects when the source
+// copies (see Options.Clone); otherwise they are shared. An unpaginated list of 100k objects costs a copy of the slice
 // once the sorted view is built (see the package doc, Performance).
 func (s *Source[T]) List(ctx context.Context, opts reflector.ListOptions) (reflector.ListResult[T], error) {
 	s.stats.lists.Add(1)
 	var none reflector.ListResult[T]
+	if s.zero() {
+		return none, errZero
+	}
 	if err := ctx.Err(); err != nil {
 		return none, err
 	}

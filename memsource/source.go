@@ -25,17 +25,24 @@ const watchBatch = 64
 
 // Options are the optional settings of a Source. The zero value is a source
 // with every capability, a history of DefaultHistorySize writes, bookmarks
-// every DefaultBookmarkInterval, no cloning and no faults.
+// every DefaultBookmarkInterval, objects copied with their DeepCopy method
+// if they have one, and no faults.
 type Options[T Object] struct {
 	// KeyFunc computes the key an object is stored under;
 	// nil means keys.Of.
 	KeyFunc keys.Func[T]
 	// Clone, if set, returns a deep copy of an object. The source then
 	// stores its own copies and hands out copies, so no caller can change
-	// what it stores or what another caller received. Without Clone every
-	// object is shared (see the package doc, Ownership). Clone never runs
-	// under a lock.
+	// what it stores or what another caller received. If Clone is nil and
+	// T has a method DeepCopy() T (as every Kubernetes API type has), the
+	// source copies with it; a type with neither is shared (see the
+	// package doc, Ownership). Clone never runs under a lock.
 	Clone func(T) T
+	// Shared makes the source keep and hand out the objects themselves
+	// even when T has a DeepCopy method, saving one copy per object handed
+	// out, for programs that never modify them. It has no effect if Clone
+	// is set.
+	Shared bool
 	// HistorySize is how many writes the source keeps for watches and
 	// continue tokens; a version older than the oldest kept is expired.
 	// Zero or negative means DefaultHistorySize.
@@ -66,7 +73,8 @@ type Options[T Object] struct {
 // with a global resource version, a bounded history of writes for watches,
 // and fault injection for tests. See the package doc for its semantics.
 //
-// A Source must be made with New. It is safe for simultaneous use by
+// A Source must be made with New: a zero Source reads as empty, and its
+// methods that return an error return one that names New. It is safe for simultaneous use by
 // multiple goroutines.
 type Source[T Object] struct {
 	keyFunc          keys.Func[T]
@@ -123,7 +131,7 @@ type record[T any] struct {
 func New[T Object](opts Options[T]) *Source[T] {
 	s := &Source[T]{
 		keyFunc:          opts.KeyFunc,
-		clone:            opts.Clone,
+		clone:            cloneFunc(opts),
 		historySize:      opts.HistorySize,
 		bookmarkInterval: opts.BookmarkInterval,
 		caps: reflector.Capabilities{

@@ -49,6 +49,9 @@ import (
 // up.
 func (s *Source[T]) Watch(ctx context.Context, opts reflector.WatchOptions) (reflector.Watch[T], error) {
 	s.stats.watches.Add(1)
+	if s.zero() {
+		return nil, errZero
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

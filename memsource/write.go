@@ -23,8 +23,9 @@ var (
 // and returns the stored object with its resource version set. Any version
 // obj carries is ignored. Watchers see an Added event.
 //
-// Without Options.Clone, obj itself is stored and stamped: the caller hands
-// it over and must not change it afterwards.
+// When the source copies (see Options.Clone), it stores and stamps a copy
+// and obj is left as it was; otherwise obj itself is stored and stamped:
+// the caller hands it over and must not change it afterwards.
 func (s *Source[T]) Create(obj T) (T, error) {
 	obj, key, _, err := s.in(obj)
 	if err == nil {
@@ -65,6 +66,9 @@ func (s *Source[T]) Update(obj T) (T, error) {
 // preconditions, it does not check versions.
 func (s *Source[T]) Delete(key string) (T, error) {
 	var zero T
+	if s.zero() {
+		return zero, errZero
+	}
 	obj, err := s.commit(reflector.Deleted, key, zero, "")
 	if err != nil {
 		return zero, err
@@ -89,6 +93,10 @@ func (s *Source[T]) DeleteObject(obj T) (T, error) {
 // in prepares an object handed to a write: it returns the source's own
 // copy when it clones, the key, and the version the object carries.
 func (s *Source[T]) in(obj T) (T, string, string, error) {
+	if s.zero() {
+		var zero T
+		return zero, "", "", errZero
+	}
 	key, version, err := inspect(s.keyFunc, obj)
 	if err != nil {
 		var zero T

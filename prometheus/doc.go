@@ -44,7 +44,11 @@
 //     until the first event;
 //   - informer_cached_objects is the number of objects in the cache;
 //   - informer_queued_items is the number of keys waiting in the
-//     informer's DeltaFIFO, client-go's name for its FIFO depth.
+//     informer's DeltaFIFO, client-go's name for its FIFO depth;
+//   - informer_index_failures_total counts the failures of index
+//     functions on cached objects, and informer_unindexed_objects is the
+//     number of cached objects missing from an index because its function
+//     failed on them (see informer.Stats; client-go has neither).
 //
 // Handler metrics are labelled by name and handler, the handler's name:
 // informer_handler_pending_notifications (the depth of its buffer),

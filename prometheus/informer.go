@@ -15,6 +15,7 @@ type informerCollector struct {
 
 	lists, watches, relists, watchErrors, resyncs, events *prometheus.Desc
 	lastList, sinceEvent, cached, queued                  *prometheus.Desc
+	indexFailures, unindexed                              *prometheus.Desc
 	pending, delivered, blocked, coalesced, panics        *prometheus.Desc
 }
 
@@ -23,21 +24,23 @@ func newInformerCollector() *informerCollector {
 		return prometheus.NewDesc(name, help, append([]string{"name"}, labels...), nil)
 	}
 	return &informerCollector{
-		lists:       desc("reflector_lists_total", "Total number of API lists done by the reflectors"),
-		watches:     desc("reflector_watches_total", "Total number of API watches done by the reflectors"),
-		relists:     desc("reflector_relists_total", "Total number of relists by reason: expired (the resource version expired) or error (a list or the store failed).", "reason"),
-		watchErrors: desc("reflector_watch_errors_total", "Total number of watches that failed to start or ended with an error, expiries included."),
-		resyncs:     desc("reflector_resyncs_total", "Total number of periodic resyncs of the informer's cache."),
-		events:      desc("reflector_watch_events_total", "Total number of watch events received, by type.", "type"),
-		lastList:    desc("reflector_last_successful_list_timestamp_seconds", "Unix time of the last successful list."),
-		sinceEvent:  desc("reflector_time_since_last_watch_event_seconds", "Seconds since the last watch event, bookmarks included, to within a scrape interval."),
-		cached:      desc("informer_cached_objects", "Number of objects in the informer's cache."),
-		queued:      desc("informer_queued_items", "Number of items currently queued in the FIFO."),
-		pending:     desc("informer_handler_pending_notifications", "Number of notifications received by the handler and not yet handled.", "handler"),
-		delivered:   desc("informer_handler_notifications_total", "Total number of notifications the handler handled.", "handler"),
-		blocked:     desc("informer_handler_blocked_pushes_total", "Total number of times the informer waited for room in the handler's full buffer.", "handler"),
-		coalesced:   desc("informer_handler_coalesced_notifications_total", "Total number of notifications merged into a pending one by the handler's full buffer.", "handler"),
-		panics:      desc("informer_handler_panics_total", "Total number of handler calls that panicked.", "handler"),
+		lists:         desc("reflector_lists_total", "Total number of API lists done by the reflectors"),
+		watches:       desc("reflector_watches_total", "Total number of API watches done by the reflectors"),
+		relists:       desc("reflector_relists_total", "Total number of relists by reason: expired (the resource version expired) or error (a list or the store failed).", "reason"),
+		watchErrors:   desc("reflector_watch_errors_total", "Total number of watches that failed to start or ended with an error, expiries included."),
+		resyncs:       desc("reflector_resyncs_total", "Total number of periodic resyncs of the informer's cache."),
+		events:        desc("reflector_watch_events_total", "Total number of watch events received, by type.", "type"),
+		lastList:      desc("reflector_last_successful_list_timestamp_seconds", "Unix time of the last successful list."),
+		sinceEvent:    desc("reflector_time_since_last_watch_event_seconds", "Seconds since the last watch event, bookmarks included, to within a scrape interval."),
+		cached:        desc("informer_cached_objects", "Number of objects in the informer's cache."),
+		queued:        desc("informer_queued_items", "Number of items currently queued in the FIFO."),
+		indexFailures: desc("informer_index_failures_total", "Total number of index function failures on cached objects, which are cached nonetheless."),
+		unindexed:     desc("informer_unindexed_objects", "Number of cached objects missing from an index whose function failed on them."),
+		pending:       desc("informer_handler_pending_notifications", "Number of notifications received by the handler and not yet handled.", "handler"),
+		delivered:     desc("informer_handler_notifications_total", "Total number of notifications the handler handled.", "handler"),
+		blocked:       desc("informer_handler_blocked_pushes_total", "Total number of times the informer waited for room in the handler's full buffer.", "handler"),
+		coalesced:     desc("informer_handler_coalesced_notifications_total", "Total number of notifications merged into a pending one by the handler's full buffer.", "handler"),
+		panics:        desc("informer_handler_panics_total", "Total number of handler calls that panicked.", "handler"),
 	}
 }
 
@@ -52,7 +55,7 @@ func (p *Provider) Informer(name string, stats func() informer.Stats) {
 func (c *informerCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{
 		c.lists, c.watches, c.relists, c.watchErrors, c.resyncs, c.events,
-		c.lastList, c.sinceEvent, c.cached, c.queued,
+		c.lastList, c.sinceEvent, c.cached, c.queued, c.indexFailures, c.unindexed,
 		c.pending, c.delivered, c.blocked, c.coalesced, c.panics,
 	} {
 		ch <- d
@@ -88,6 +91,8 @@ func (c *informerCollector) Collect(ch chan<- prometheus.Metric) {
 		}
 		gauge(c.cached, float64(s.Cached))
 		gauge(c.queued, float64(s.Queued))
+		counter(c.indexFailures, s.IndexFailures)
+		gauge(c.unindexed, float64(s.Unindexed))
 		for _, h := range sumByName(s.Handlers) {
 			counter(c.delivered, h.Delivered, h.Name)
 			counter(c.blocked, h.BlockedPushes, h.Name)

@@ -79,6 +79,8 @@ func TestScrape(t *testing.T) {
 			`reflector_time_since_last_watch_event_seconds{name="objs"}`:                  40,
 			`informer_cached_objects{name="objs"}`:                                        2,
 			`informer_queued_items{name="objs"}`:                                          0,
+			`informer_index_failures_total{name="objs"}`:                                  0,
+			`informer_unindexed_objects{name="objs"}`:                                     0,
 			`informer_handler_notifications_total{handler="count",name="objs"}`:           7,
 			`informer_handler_pending_notifications{handler="count",name="objs"}`:         0,
 			`informer_handler_panics_total{handler="count",name="objs"}`:                  0,

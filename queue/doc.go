@@ -121,5 +121,12 @@
 //     log level of errors is chosen by [RunOptions.ErrorLevel], panics are
 //     always recovered and retried (there is no RecoverPanic switch), and
 //     an item interrupted by the end of Run's context is retried, not
-//     counted as a failure towards the cap.
+//     counted as a failure towards the cap. Run returns nil when its
+//     context ends, the rule of every Run in this module.
+//   - Metrics count Run's outcomes ([Metrics.Processed], by [Outcome]).
+//     Run's log records carry the queue's name only when [Options.Name]
+//     is set.
+//   - A zero queue panics at first use with a message naming the
+//     constructors, and its Run returns that message as an error;
+//     client-go's zero queue panics with a nil dereference.
 package queue

@@ -170,4 +170,5 @@
 //     advance LastSyncResourceVersion only.
 //   - Logging through log/slog (Options.Logger) with a "reflector"
 //     attribute; context.Context instead of stop channels.
+//   - Run of a zero Reflector returns an error that says to call New.
 package reflector

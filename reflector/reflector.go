@@ -20,7 +20,8 @@ import (
 // documentation describes.
 //
 // Run drives it; LastSyncResourceVersion and Name are safe for simultaneous
-// use by multiple goroutines.
+// use by multiple goroutines. Use New to create one: Run of a zero
+// Reflector returns an error that names New.
 type Reflector[T keys.Object] struct {
 	lw    ListerWatcher[T]
 	store Store[T]
@@ -119,6 +120,9 @@ func (r *Reflector[T]) setLastRV(rv string) {
 // version it saw. A call while another Run of the same reflector is still
 // running returns [ErrRunning] at once.
 func (r *Reflector[T]) Run(ctx context.Context) error {
+	if r.log == nil { // set by New
+		return errZero
+	}
 	if !r.running.CompareAndSwap(false, true) {
 		return ErrRunning
 	}

@@ -47,6 +47,9 @@ func configMapKeys(d *appsv1.Deployment) ([]string, error) {
 	}
 	refs := make([]string, 0, len(names))
 	for _, n := range names {
+		if n == "" { // no ConfigMap has it; Join would give the empty key
+			continue
+		}
 		refs = append(refs, keys.Join(d.Namespace, n))
 	}
 	slices.Sort(refs)

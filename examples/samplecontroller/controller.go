@@ -19,7 +19,11 @@ import (
 // ownerIndex indexes Bars by the key of the Foo that owns them.
 const ownerIndex = "owner"
 
+// barOwnerKey gives a Bar without an owner no value.
 func barOwnerKey(b *Bar) ([]string, error) {
+	if b.Owner == "" {
+		return nil, nil
+	}
 	return []string{keys.Join(b.Namespace, b.Owner)}, nil
 }
 

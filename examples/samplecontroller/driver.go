@@ -78,7 +78,8 @@ func (d *driver) changeFoo(step int) {
 		d.createFoo(fmt.Sprintf("foo-new-%d", step))
 		return
 	}
-	f = f.DeepCopy() // objects from the source are shared: change a copy
+	// f is the driver's to change: the source hands out copies (Foo has a
+	// DeepCopy method).
 	var err error
 	switch d.rng.IntN(10) {
 	case 0:
@@ -135,8 +136,7 @@ func (d *driver) disturbBar() {
 			return
 		case del:
 			_, err = d.bars.Delete(key)
-		default:
-			b = b.DeepCopy()
+		default: // b is a copy, as f is
 			b.Image = "busybox:latest"
 			_, err = d.bars.Update(b)
 		}
