@@ -34,6 +34,11 @@ func (o *benchObj) GetNamespace() string         { return o.Namespace }
 func (o *benchObj) GetName() string              { return o.Name }
 func (o *benchObj) GetResourceVersion() string   { return o.RV }
 func (o *benchObj) SetResourceVersion(rv string) { o.RV = rv }
+func (o *benchObj) DeepCopy() *benchObj          { c := *o; return &c }
+
+// detectorOff turns off for a benchmark the cache mutation detector that
+// TestMain turns on for the tests: benchmarks measure the informer alone.
+func detectorOff(b *testing.B) { b.Setenv(informer.MutationDetectorEnv, "false") }
 
 // chanSource lists items and then streams what the benchmark sends on ch.
 type chanSource struct {
@@ -130,6 +135,7 @@ func (s *allocStats) report(b *testing.B, units float64, unit string) {
 // With indexed set, the cache keeps a namespace index; NamespaceIndexFunc
 // shares one slice per namespace, so indexing allocates nothing.
 func BenchmarkEvents(b *testing.B) {
+	detectorOff(b)
 	for _, indexed := range []bool{false, true} {
 		for _, handlers := range []int{1, 4} {
 			b.Run(fmt.Sprintf("indexed=%t/handlers=%d", indexed, handlers), func(b *testing.B) {
@@ -183,6 +189,7 @@ func benchmarkEvents(b *testing.B, indexed bool, handlers int) {
 // handler call, at 10k events/s. The sender yields after each send, as in
 // the bench module's BenchmarkInformerLatency, which explains why.
 func BenchmarkLatency(b *testing.B) {
+	detectorOff(b)
 	const rate = 10_000
 	const perIteration = 2_000
 	initial, _ := benchObjects(1000, 0)
@@ -233,6 +240,7 @@ func BenchmarkLatency(b *testing.B) {
 // in-memory source until its handler has received every initial add, and
 // the heap the cache keeps per object beyond the objects themselves.
 func BenchmarkInitialSync(b *testing.B) {
+	detectorOff(b)
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("objects=%d", n), func(b *testing.B) {
 			src := memsource.New(memsource.Options[*benchObj]{DisableStreamingList: true})
@@ -290,6 +298,7 @@ func BenchmarkInitialSync(b *testing.B) {
 // per second while 10 goroutines list the whole cache of 10k objects in a
 // loop (client-go's BenchmarkSharedIndexInformer/readers=10).
 func BenchmarkWritesUnderListers(b *testing.B) {
+	detectorOff(b)
 	for _, mode := range []string{"List", "Namespace"} {
 		b.Run("via="+mode, func(b *testing.B) {
 			const readers = 10

@@ -90,6 +90,47 @@
 // type and their Identity (reflector.Identifier), or, without one, by the
 // source value itself.
 //
+// # Cache mutation detector
+//
+// The objects an informer hands out are the cached ones, shared with every
+// handler and lister: code that modifies one corrupts the cache for
+// everyone. The cache mutation detector, a test aid, catches it. Turn it
+// on with Options.MutationDetector.Enabled, or for every informer of a
+// process with the environment variable MutationDetectorEnv
+// (TYPEDCACHE_CACHE_MUTATION_DETECTOR=true), which lets CI check a whole
+// test suite without a change to its code. It keeps a private copy of
+// every object at the moment the cache takes it, and compares the copy
+// with the shared object every MutationDetector.Period (a second by
+// default) while the object is cached, when the cache replaces or deletes
+// it, and at shutdown. Handlers may still hold an object the cache has
+// replaced, so the detector keeps the copies of the last 1024 replaced or
+// deleted objects, compares each one more time when it drops it, and at
+// shutdown; its memory is bounded by the size of the cache plus those.
+//
+// Copies come from MutationDetector.Copy, or else from T's DeepCopy
+// method returning T, which every Kubernetes type has. An informer whose
+// detector is on but that has neither never runs: Run, AddEventHandler,
+// AddIndexers and WaitForSync fail at once with an error wrapping
+// ErrCannotCopy that names the type. The detector never turns itself off
+// silently.
+//
+// Comparisons use go-cmp, which honours Equal methods (a Kubernetes
+// resource.Quantity that formatted itself is not modified) and reads
+// unexported fields. Each modified object is reported once, as a
+// *CacheMutationError holding the informer's name, the object's key and
+// the go-cmp diff from the copy to the shared object, to
+// Options.ErrorHandler; and Run returns the first one instead of nil, so a
+// test that checks Run's error, or whose ErrorHandler fails the test,
+// fails. A Factory does not look at Run's error: give it a
+// FactoryOptions.ErrorHandler that fails the test. Under the race detector, a modification that is not ordered
+// before a check (by the informer's own synchronisation, or because the
+// modifying handler returned before shutdown) is also reported as a data
+// race.
+//
+// The detector costs a copy and two comparisons per cached state and a
+// comparison per cached object per period: for tests only. Off, it costs
+// the event path nothing but a nil check.
+//
 // # Concurrency
 //
 // All exported methods are safe for simultaneous use by multiple
@@ -116,7 +157,9 @@
 // (reflector.Reflector.Run, queue.TypedRateLimitingQueue.Run): the end of
 // its context is not an error, so Run returns nil then, once everything it
 // started has exited; a non-nil error means it could not run at all (here
-// [ErrStarted]) and returned at once.
+// [ErrStarted]) and returned at once. The one exception is the cache
+// mutation detector's: with it on, Run returns at shutdown the first
+// *CacheMutationError it found.
 //
 // # Performance
 //
@@ -199,5 +242,13 @@
 //   - Nil arguments are errors that say so: a nil Syncer given to
 //     WaitForCacheSync (which one of how many), a nil Registration given
 //     to RemoveEventHandler, a nil Handler.
+//   - The cache mutation detector reports a modified object to the
+//     ErrorHandler and as Run's error, with its key and a go-cmp diff;
+//     client-go's prints a side-by-side dump and panics. It keeps a bounded
+//     number of replaced objects where client-go keeps every object for
+//     two minutes. It honours TYPEDCACHE_CACHE_MUTATION_DETECTOR, not
+//     client-go's KUBE_CACHE_MUTATION_DETECTOR: a variable another library
+//     owns, read with another failure contract, does not change what Run
+//     returns (a Kubernetes CI that wants both sets both).
 //   - Logging through log/slog; context.Context instead of stop channels.
 package informer

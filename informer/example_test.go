@@ -19,6 +19,9 @@ func (p *Pod) GetName() string              { return p.Name }
 func (p *Pod) GetResourceVersion() string   { return p.ResourceVersion }
 func (p *Pod) SetResourceVersion(rv string) { p.ResourceVersion = rv }
 
+// DeepCopy returns a copy of p, as every Kubernetes type's does.
+func (p *Pod) DeepCopy() *Pod { c := *p; return &c }
+
 func ExampleNew() {
 	src := memsource.New(memsource.Options[*Pod]{})
 	_, _ = src.Create(&Pod{Namespace: "default", Name: "web", Image: "nginx:1.27"})
@@ -110,6 +113,7 @@ type slimPod struct {
 func (p *slimPod) GetNamespace() string       { return p.Namespace }
 func (p *slimPod) GetName() string            { return p.Name }
 func (p *slimPod) GetResourceVersion() string { return p.ResourceVersion }
+func (p *slimPod) DeepCopy() *slimPod         { c := *p; return &c }
 
 // NewProjected caches a slim projection of a large type: the cache,
 // listers and handlers only ever see the projection.

@@ -13,3 +13,7 @@ func ResyncPeriods[T keys.Object](inf *Informer[T], reg *Registration[T]) (handl
 	defer inf.mu.Unlock()
 	return reg.l.ResyncPeriod(), inf.check
 }
+
+// RetiredLimit is how many replaced or deleted objects the cache mutation
+// detector keeps.
+const RetiredLimit = retiredLimit

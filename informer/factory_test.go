@@ -13,8 +13,14 @@ import (
 	"github.com/typedcache/typedcache/reflector"
 )
 
-// other is a second object type for the factory tests.
-type other struct{ obj }
+// other and late are more object types for the factory tests.
+type (
+	other struct{ obj }
+	late  struct{ obj }
+)
+
+func (o *other) DeepCopy() *other { return &other{*o.obj.DeepCopy()} }
+func (o *late) DeepCopy() *late   { return &late{*o.obj.DeepCopy()} }
 
 func TestFactorySharesOneInformerPerType(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
@@ -44,7 +50,6 @@ func TestFactorySharesOneInformerPerType(t *testing.T) {
 		}
 
 		// An informer asked for after Start runs from the next Start.
-		type late struct{ obj }
 		lateInf := informer.For(f, memsource.New(memsource.Options[*late]{}))
 		synctest.Wait()
 		if lateInf.HasSynced() {

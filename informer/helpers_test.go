@@ -28,6 +28,7 @@ func (o *obj) GetNamespace() string         { return o.Namespace }
 func (o *obj) GetName() string              { return o.Name }
 func (o *obj) GetResourceVersion() string   { return o.RV }
 func (o *obj) SetResourceVersion(rv string) { o.RV = rv }
+func (o *obj) DeepCopy() *obj               { c := *o; return &c }
 
 // newObj returns an object in namespace "ns".
 func newObj(name string, value int) *obj {

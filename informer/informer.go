@@ -62,9 +62,14 @@ type Informer[T keys.Object] struct {
 	// stoppedCh is closed when the informer stops.
 	stoppedCh chan struct{}
 	// stopErr, if set, is why the informer stopped without running
-	// (ErrFactoryShutDown); it is set under mu before stoppedCh is closed
-	// and never changes after.
+	// (ErrFactoryShutDown, or a cache mutation detector that cannot work);
+	// it is set under mu, or by the constructor, before stoppedCh is
+	// closed and never changes after.
 	stopErr error
+
+	// detector is the cache mutation detector, nil when it is off; set by
+	// the constructor.
+	detector *detector[T]
 
 	// deltaMu guards the cache's writes and isSynced's change: it is held
 	// while a batch of deltas (or a watch event, see route) is applied to
@@ -174,6 +179,7 @@ func newInformer[T keys.Object](opts Options[T]) *Informer[T] {
 	if opts.Metrics != nil {
 		opts.Metrics(inf.name, inf.Stats)
 	}
+	inf.initDetector(opts.MutationDetector)
 	return inf
 }
 

@@ -61,10 +61,11 @@ type Options[T keys.Object] struct {
 	// reflector.Options.ErrorHandler), objects whose key function failed
 	// (the object is skipped), objects an index function failed on (the
 	// object is cached, left out of that index, and reported once until a
-	// version of it indexes cleanly: see Stats), and handler panics
-	// (a *HandlerPanicError; the notification is skipped). It must return
-	// quickly and must not call the informer's methods that add or remove
-	// handlers. The default logs to Logger.
+	// version of it indexes cleanly: see Stats), handler panics (a
+	// *HandlerPanicError; the notification is skipped), and modified
+	// cached objects (a *CacheMutationError; see MutationDetector). It
+	// must return quickly and must not call the informer's methods that
+	// add or remove handlers. The default logs to Logger.
 	ErrorHandler func(ctx context.Context, err error)
 
 	// Buffer is the default buffer of handlers that do not set
@@ -85,6 +86,10 @@ type Options[T keys.Object] struct {
 	// add. stats may be called at any time from any goroutine, also after
 	// the informer stopped.
 	Metrics func(name string, stats func() Stats)
+
+	// MutationDetector configures the cache mutation detector, a test aid
+	// that is off by default; MutationDetectorEnv turns it on too.
+	MutationDetector MutationDetector[T]
 }
 
 // Overflow says what a bounded handler buffer does when it is full.

@@ -90,6 +90,7 @@ type slim struct {
 func (s *slim) GetNamespace() string       { return s.Namespace }
 func (s *slim) GetName() string            { return s.Name }
 func (s *slim) GetResourceVersion() string { return s.RV }
+func (s *slim) DeepCopy() *slim            { c := *s; return &c }
 
 // NewProjected caches and delivers only the projection; the listers and
 // handlers are typed on it.

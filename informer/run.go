@@ -23,9 +23,13 @@ const batchSize = 1000
 // nothing else going on, as route details), and
 // one goroutine per handler calls it. Run blocks until ctx ends, and returns
 // only after every goroutine it started has exited (including handler
-// calls in progress). It returns nil then, and at once ErrStarted if Run
-// was called before, or ErrFactoryShutDown for an informer its factory
-// never started.
+// calls in progress). It returns nil then, unless the cache mutation
+// detector found a modified object: then it returns the first
+// *CacheMutationError, after a last check of every copy. It returns at
+// once ErrStarted if Run was called before, ErrFactoryShutDown for an
+// informer its factory never started, and the reason a detector that is
+// on cannot work (ErrCannotCopy, or a MutationDetectorEnv that is not a
+// boolean).
 func (inf *Informer[T]) Run(ctx context.Context) error {
 	if inf.zero() {
 		return errZero
@@ -63,12 +67,15 @@ func (inf *Informer[T]) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { refl.Run(ctx) })
 	wg.Go(func() { inf.process(ctx) })
+	if d := inf.detector; d != nil {
+		wg.Go(func() { d.run(ctx) })
+	}
 	wg.Wait()
 
 	inf.stop()
 	inf.fifo.Close()
 	inf.wg.Wait()
-	return nil
+	return inf.finalCheck()
 }
 
 // stop stops every listener, releasing a processing goroutine blocked on
@@ -150,12 +157,18 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial boo
 			// being cached; no handler heard of it.
 			return fanout.Notification[T]{}, false
 		}
+		if inf.detector != nil {
+			inf.detector.deleted(key)
+		}
 		return fanout.Notification[T]{Key: key, Old: old, Obj: d.Object, Kind: fanout.Delete, Inferred: d.Inferred}, true
 	}
 	old, existed, err := inf.putLocked(key, d.Object)
 	if err != nil {
 		inf.reportError(fmt.Errorf("informer: caching %q: %w", key, err))
 		return fanout.Notification[T]{}, false
+	}
+	if inf.detector != nil {
+		inf.detector.cached(key, d.Object)
 	}
 	if !existed {
 		return fanout.Notification[T]{Key: key, Obj: d.Object, Kind: fanout.Add, Initial: initial}, true

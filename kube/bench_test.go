@@ -68,6 +68,7 @@ func BenchmarkWatch(b *testing.B) {
 // an informer with one handler: the path a Kubernetes controller runs.
 // Events are sent through a client-go watch channel of 100 events.
 func BenchmarkInformerEvents(b *testing.B) {
+	b.Setenv(informer.MutationDetectorEnv, "false") // the informer alone; TestMain turns the detector on for tests
 	const objects = 1000
 	list := &corev1.PodList{ListMeta: metav1.ListMeta{ResourceVersion: "1"}, Items: make([]corev1.Pod, objects)}
 	// Two states per object, sent in turn, so that no update repeats the

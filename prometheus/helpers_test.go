@@ -12,6 +12,7 @@ func (o *object) GetNamespace() string         { return "" }
 func (o *object) GetName() string              { return o.Name }
 func (o *object) GetResourceVersion() string   { return o.RV }
 func (o *object) SetResourceVersion(rv string) { o.RV = rv }
+func (o *object) DeepCopy() *object            { c := *o; return &c }
 
 // discard is a logger that drops every record: the handler panic the
 // tests cause is expected.

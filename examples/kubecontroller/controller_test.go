@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"testing"
 	"time"
 
+	"github.com/typedcache/typedcache/informer"
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -59,7 +60,7 @@ func TestControllerAgainstServer(t *testing.T) {
 	defer w.Stop()
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- run(runCtx, kubeconfig, ns, 2, slog.New(slog.NewTextHandler(io.Discard, nil))) }()
+	go func() { done <- run(runCtx, kubeconfig, ns, 2, slog.New(failOnMutation{t})) }()
 
 	first := waitForHash(t, w, "", "after start")
 	cm.Data["greeting"] = "bonjour"
@@ -115,3 +116,26 @@ func newDeployment(name, configMap string) *appsv1.Deployment {
 		},
 	}
 }
+
+// failOnMutation is a slog.Handler that fails the test on a record that
+// carries a *informer.CacheMutationError, which the factory's informers log
+// when the cache mutation detector (on in TestMain) finds a modified cached
+// object, and drops every other record.
+type failOnMutation struct{ t *testing.T }
+
+func (h failOnMutation) Enabled(context.Context, slog.Level) bool { return true }
+
+func (h failOnMutation) Handle(_ context.Context, r slog.Record) error {
+	r.Attrs(func(a slog.Attr) bool {
+		if err, ok := a.Value.Any().(error); ok {
+			if _, ok := errors.AsType[*informer.CacheMutationError](err); ok {
+				h.t.Error(err)
+			}
+		}
+		return true
+	})
+	return nil
+}
+
+func (h failOnMutation) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h failOnMutation) WithGroup(string) slog.Handler      { return h }

@@ -186,3 +186,7 @@ func (c *config) GetNamespace() string         { return "" }
 func (c *config) GetName() string              { return c.Name }
 func (c *config) GetResourceVersion() string   { return c.RV }
 func (c *config) SetResourceVersion(rv string) { c.RV = rv }
+
+// DeepCopy returns a copy of c, as Kubernetes types' DeepCopy does: the
+// cache mutation detector of the tests copies objects with it.
+func (c *config) DeepCopy() *config { d := *c; return &d }

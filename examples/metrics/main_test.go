@@ -5,13 +5,22 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/typedcache/typedcache/informer"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+// TestMain turns the cache mutation detector on for every informer of the
+// tests, unless the environment says otherwise, then checks for leaks.
+func TestMain(m *testing.M) {
+	if _, set := os.LookupEnv(informer.MutationDetectorEnv); !set {
+		os.Setenv(informer.MutationDetectorEnv, "true")
+	}
+	goleak.VerifyTestMain(m)
+}
 
 func TestRun(t *testing.T) {
 	var out strings.Builder

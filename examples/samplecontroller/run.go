@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -37,9 +38,21 @@ func run(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 	}
 
 	var sourceErrors atomic.Uint64
+	// modified lists the cached objects that the cache mutation detector
+	// (on under TYPEDCACHE_CACHE_MUTATION_DETECTOR=true) found modified.
+	var modified struct {
+		sync.Mutex
+		problems []string
+	}
 	factory := informer.NewFactory(informer.FactoryOptions{
 		Logger: cfg.Logger,
 		ErrorHandler: func(ctx context.Context, err error) {
+			if _, ok := errors.AsType[*informer.CacheMutationError](err); ok {
+				modified.Lock()
+				defer modified.Unlock()
+				modified.problems = append(modified.problems, err.Error())
+				return
+			}
 			sourceErrors.Add(1)
 			cfg.Logger.DebugContext(ctx, "informer recovered", "err", err)
 		},
@@ -98,6 +111,9 @@ func run(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 	c.queue.ShutDown()
 	workers.Wait()
 	factory.Shutdown()
+	modified.Lock()
+	problems = append(problems, modified.problems...)
+	modified.Unlock()
 	if runErr != nil {
 		return summary{}, fmt.Errorf("controller: %w", runErr)
 	}

@@ -52,11 +52,11 @@ func newController(t *testing.T, seed uint64, parents, children *checkingSource,
 		parents:  parents.Source,
 		children: children.Source,
 		parentInf: informer.New[*thing](parents, informer.Options[*thing]{
-			ResyncPeriod: resync, Reflector: ro, Logger: quiet, ErrorHandler: func(context.Context, error) {},
+			ResyncPeriod: resync, Reflector: ro, Logger: quiet, ErrorHandler: faultsExpected(t),
 		}),
 		childInf: informer.New[*thing](children, informer.Options[*thing]{
 			Indexers:  indexer.Indexers[*thing]{ownerIndex: ownerOf},
-			Reflector: ro, Logger: quiet, ErrorHandler: func(context.Context, error) {},
+			Reflector: ro, Logger: quiet, ErrorHandler: faultsExpected(t),
 		}),
 		q:    queue.NewTypedRateLimitingQueue[string](nil, queue.Options{Logger: quiet}),
 		rng:  rand.New(rand.NewPCG(seed, ^seed)),
@@ -247,7 +247,7 @@ func TestControllerConverges(t *testing.T) {
 						createParent()
 					case r < 45:
 						if p, ok := parents.Get(parentKeys[rng.IntN(len(parentKeys))]); ok {
-							p = p.clone()
+							p = p.DeepCopy()
 							p.Value = rng.IntN(8)
 							if _, err := parents.Update(p); err != nil {
 								t.Fatalf("Update(%s): %v", key(p), err)

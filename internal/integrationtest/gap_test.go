@@ -36,7 +36,7 @@ func TestCreateDeleteDuringRelistIsNeverNotified(t *testing.T) {
 						Backoff: reflector.Backoff{Initial: time.Second, Max: time.Second, Jitter: 0.1},
 					},
 					Logger:       slog.New(slog.DiscardHandler),
-					ErrorHandler: func(context.Context, error) {},
+					ErrorHandler: faultsExpected(t),
 				})
 				v := newView(t, "handler")
 				if _, err := inf.AddEventHandler(v); err != nil {

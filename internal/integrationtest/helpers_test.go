@@ -2,6 +2,7 @@ package integrationtest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -30,9 +31,21 @@ func (o *thing) GetName() string              { return o.Name }
 func (o *thing) GetResourceVersion() string   { return o.ResourceVersion }
 func (o *thing) SetResourceVersion(rv string) { o.ResourceVersion = rv }
 
-func (o *thing) clone() *thing {
+// DeepCopy returns a copy of o, for the cache mutation detector.
+func (o *thing) DeepCopy() *thing {
 	c := *o
 	return &c
+}
+
+// faultsExpected is the ErrorHandler of informers under injected faults:
+// it ignores the errors the faults cause, but fails the test on a
+// modified cached object, which no fault explains.
+func faultsExpected(t testing.TB) func(context.Context, error) {
+	return func(_ context.Context, err error) {
+		if _, ok := errors.AsType[*informer.CacheMutationError](err); ok {
+			t.Error(err)
+		}
+	}
 }
 
 const ownerIndex = "owner"

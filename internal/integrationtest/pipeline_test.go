@@ -61,7 +61,11 @@ func newWorld(t *testing.T, seed uint64) *world {
 		ResyncPeriod: resync,
 		Reflector:    ro,
 		Logger:       slog.New(slog.DiscardHandler),
-		ErrorHandler: func(context.Context, error) {},
+		ErrorHandler: faultsExpected(t),
+		// The test runs for ten minutes of the bubble's clock per seed:
+		// checking every cached object each second of it would triple its
+		// time, and the checks when the cache replaces an object and at shutdown remain.
+		MutationDetector: informer.MutationDetector[*thing]{Period: time.Minute},
 	})
 	return &world{rng: rng, src: src, lw: lw, inf: inf}
 }
@@ -106,7 +110,7 @@ func (w *world) step(t *testing.T) {
 		if !ok {
 			return
 		}
-		o = o.clone()
+		o = o.DeepCopy()
 		o.Value++
 		if w.rng.IntN(3) == 0 {
 			o.Owner = fmt.Sprintf("owner-%d", w.rng.IntN(5))

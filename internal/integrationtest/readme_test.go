@@ -29,6 +29,7 @@ func (p *Pod) GetNamespace() string         { return p.Namespace }
 func (p *Pod) GetName() string              { return p.Name }
 func (p *Pod) GetResourceVersion() string   { return p.ResourceVersion }
 func (p *Pod) SetResourceVersion(rv string) { p.ResourceVersion = rv }
+func (p *Pod) DeepCopy() *Pod               { c := *p; return &c }
 
 // reconciled receives the pods reconcile is called with.
 var reconciled = make(chan string, 100)

@@ -152,6 +152,7 @@ func stripManagedFields(obj any) (any, error) {
 }
 
 func BenchmarkInitialSync(b *testing.B) {
+	b.Setenv(informer.MutationDetectorEnv, "false") // the informer alone; TestMain turns the detector on for tests
 	c := newCluster(b)
 	benchInitialSync(b, c, configMaps)
 	benchInitialSync(b, c, pods)
@@ -214,6 +215,7 @@ func heapPerObject(sync func() func(), n int) float64 {
 }
 
 func BenchmarkUpdates(b *testing.B) {
+	b.Setenv(informer.MutationDetectorEnv, "false") // the informer alone; TestMain turns the detector on for tests
 	c := newCluster(b)
 	benchUpdates(b, c, configMaps)
 	benchUpdates(b, c, pods)
