@@ -1,11 +1,13 @@
 package integration
 
 import (
+	"context"
 	"encoding/json"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -32,7 +34,7 @@ func testDecoding[T kube.Object, L kube.ListObject](t *testing.T, c *cluster, k 
 	admin := c.client(t, nil)
 	createAll(t, admin, k, ns, n)
 	ctx := t.Context()
-	for _, cd := range codecs {
+	for pass, cd := range codecs {
 		t.Run(cd.name, func(t *testing.T) {
 			client := k.client(cd.clientset(t, c.cfg), ns)
 			ours := kube.SourceWithOptions[T](client, kube.Options{})
@@ -61,7 +63,12 @@ func testDecoding[T kube.Object, L kube.ListObject](t *testing.T, c *cluster, k 
 				t.Fatal(err)
 			}
 			wTheirs, wOurs := watchFrom(t, theirs, list.ResourceVersion), watchFrom(t, ours, list.ResourceVersion)
-			if err := parallel(updates, writers, func(i int) error { return k.update(ctx, admin, ns, i%n, i/n+1) }); err != nil {
+			// Each pass writes rounds of its own, so that every update
+			// changes its object, in whatever order the writers land, and
+			// the server sends an event for each.
+			rounds := updates / n
+			update := func(i int) error { return k.update(ctx, admin, ns, i%n, pass*rounds+i/n+1) }
+			if err := parallel(updates, writers, update); err != nil {
 				t.Fatal(err)
 			}
 			equalObjects(t, "watch", nextObjects(t, wTheirs, updates), nextObjects(t, wOurs, updates))
@@ -113,12 +120,15 @@ func watchFrom[T kube.Object](t *testing.T, src reflector.ListerWatcher[T], rv s
 	return w
 }
 
-// nextObjects returns the objects of the next n events of w, in order.
+// nextObjects returns the objects of the next n events of w, in order,
+// failing if they have not all come within a minute.
 func nextObjects[T kube.Object](t *testing.T, w reflector.Watch[T], n int) []T {
 	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
 	var objs []T
 	for len(objs) < n {
-		ev, err := w.Next(t.Context())
+		ev, err := w.Next(ctx)
 		if err != nil {
 			t.Fatalf("after %d events: %v", len(objs), err)
 		}
