@@ -61,6 +61,8 @@ func (e *Elector) Identity() string { return e.identity }
 // Lease is lost: not renewed within RenewDeadline of sending the last
 // successful renewal, or found held by another candidate.
 //
+// If ctx ends as the Lease is acquired, fn is not called.
+//
 // Run returns nil when ctx ended (while campaigning or leading), fn's
 // error when fn returned on its own, and an error wrapping ErrLost
 // (joined with fn's error, if any) when leadership was lost. In the first
@@ -75,8 +77,14 @@ func (e *Elector) Run(ctx context.Context, fn func(context.Context) error) error
 	defer e.running.Store(false)
 	c := &campaign{e: e}
 	sent, ok := c.acquire(ctx)
-	if !ok {
+	switch {
+	case !ok:
 		return nil
+	case ctx.Err() != nil: // acquired as ctx ended: fn is not called
+		if c.e.opts.KeepLease {
+			return nil
+		}
+		return c.release(ctx)
 	}
 	return c.lead(ctx, sent, fn)
 }
