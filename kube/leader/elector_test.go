@@ -222,3 +222,24 @@ func TestRunning(t *testing.T) {
 		}
 	})
 }
+
+// TestLongerLeaseStated: a candidate configured with a shorter lease
+// than the holder's waits the lease duration the Lease states.
+func TestLongerLeaseStated(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := &store{}
+		a := startCandidate(t, s, "a", leader.Options{LeaseDuration: time.Minute, KeepLease: true})
+		<-a.started
+		b := startCandidate(t, s, "b", leader.Options{})
+		time.Sleep(retryPeriod / 2)
+		if err := a.stop(); err != nil {
+			t.Errorf("a: Run = %v, want nil", err)
+		}
+		last := s.lastWrite("a")
+		<-b.started
+		if wait := b.term().start.Sub(last); wait < time.Minute {
+			t.Errorf("b took over %v after a's last write, want at least the Lease's one minute", wait)
+		}
+		checkNoOverlap(t, a, b)
+	})
+}
