@@ -14,10 +14,11 @@
 //
 // # Semantics
 //
-// Never two leaders at once. Given clocks whose rates differ by less than
-// (LeaseDuration-RenewDeadline)/LeaseDuration (a few percent with the
-// defaults: no synchronised wall clocks are needed), a leader stops
-// leading before any other candidate can acquire the Lease:
+// Never two leaders at once. Given clocks that run at nearly the same
+// rate (no synchronised wall clocks are needed: the margin
+// LeaseDuration-RenewDeadline must cover how far they drift apart over a
+// lease duration, and the function's return), a leader stops leading
+// before any other candidate can acquire the Lease:
 //
 //   - Every write of the Lease is conditional on the resource version the
 //     writer read (optimistic concurrency), so of two candidates that saw
