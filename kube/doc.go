@@ -12,7 +12,9 @@
 // kube.For is informer.For over kube.Source; SourceWithOptions adds label
 // and field selectors; Dynamic and Metadata build the sources of the
 // dynamic and metadata clients for a named resource. It is a separate
-// module so that the core module never imports k8s.io.
+// module so that the core module never imports k8s.io. Package
+// kube/leader runs a controller on one replica at a time: leader election
+// on a coordination.k8s.io/v1 Lease.
 //
 // # Semantics
 //

@@ -1,0 +1,151 @@
+package leader
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// campaign is the state of one Run: what it last knew of the Lease.
+type campaign struct {
+	e *Elector
+	// cur is the Lease as this candidate last read or wrote it, or nil
+	// when it must be read again (at first, and after a failed request).
+	cur *coordinationv1.Lease
+	// seenVersion is the resource version of the Lease when this
+	// candidate first saw it in that version, at seenAt (local monotonic
+	// time, taken when the response had arrived).
+	seenVersion string
+	seenAt      time.Time
+}
+
+// result is the outcome of one attempt to acquire or renew the Lease.
+type result struct {
+	held    bool      // the Lease was written with this candidate as its holder
+	sent    time.Time // when that write was sent
+	takenBy string    // while leading: the other candidate the Lease names
+	err     error     // the request that failed, if any
+}
+
+// try makes one attempt to acquire the Lease, or to renew it while
+// leading. A candidate reads the Lease each time, and writes it only when
+// it is free, its own, or unchanged for a lease duration since this
+// candidate first saw that version. The leader writes the Lease it last
+// wrote, reading it again only after a failure. Every write is conditional
+// on the resource version read, so that of two candidates writing the same
+// version one fails.
+func (c *campaign) try(ctx context.Context, leading bool) result {
+	if c.cur == nil || !leading {
+		l, err := c.e.leases.Get(ctx, c.e.name, metav1.GetOptions{})
+		if apierrors.IsNotFound(err) {
+			return c.create(ctx)
+		}
+		if err != nil {
+			return result{err: fmt.Errorf("leader: get Lease %s: %w", c.e.name, err)}
+		}
+		c.cur = l
+		if l.ResourceVersion != c.seenVersion {
+			c.seenVersion, c.seenAt = l.ResourceVersion, time.Now()
+		}
+	}
+	if h := holder(c.cur); h != "" && h != c.e.identity {
+		if leading {
+			return result{takenBy: h}
+		}
+		if !c.expired() {
+			return result{}
+		}
+	}
+	next := c.cur.DeepCopy()
+	c.claim(next)
+	sent := time.Now()
+	written, err := c.e.leases.Update(ctx, next, metav1.UpdateOptions{})
+	if err != nil {
+		c.cur = nil
+		return result{err: fmt.Errorf("leader: update Lease %s: %w", c.e.name, err)}
+	}
+	c.cur = written
+	return result{held: true, sent: sent}
+}
+
+// create creates the Lease with this candidate as its holder.
+func (c *campaign) create(ctx context.Context) result {
+	l := &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Name: c.e.name}}
+	c.claim(l)
+	sent := time.Now()
+	written, err := c.e.leases.Create(ctx, l, metav1.CreateOptions{})
+	if err != nil {
+		return result{err: fmt.Errorf("leader: create Lease %s: %w", c.e.name, err)}
+	}
+	c.cur = written
+	return result{held: true, sent: sent}
+}
+
+// expired reports whether the Lease, held by another candidate, has been
+// left unchanged for a lease duration: the longer of this candidate's and
+// the one the Lease states, since this candidate first saw its version.
+func (c *campaign) expired() bool {
+	d := c.e.opts.LeaseDuration
+	if s := c.cur.Spec.LeaseDurationSeconds; s != nil && time.Duration(*s)*time.Second > d {
+		d = time.Duration(*s) * time.Second
+	}
+	return time.Since(c.seenAt) >= d
+}
+
+// claim makes l name this candidate as its holder, renewed now.
+func (c *campaign) claim(l *coordinationv1.Lease) {
+	now := metav1.NowMicro()
+	s := &l.Spec
+	if holder(l) != c.e.identity {
+		id := c.e.identity
+		s.HolderIdentity = &id
+		s.AcquireTime = &now
+		n := int32(1)
+		if s.LeaseTransitions != nil {
+			n = *s.LeaseTransitions + 1
+		}
+		s.LeaseTransitions = &n
+	}
+	secs := c.e.opts.leaseSeconds()
+	s.LeaseDurationSeconds = &secs
+	s.RenewTime = &now
+}
+
+// release clears the Lease's holder, if it still names this candidate, so
+// that another candidate can take it at once. It is called after the
+// function has returned; its requests outlive ctx by at most
+// RenewDeadline.
+func (c *campaign) release(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.e.opts.RenewDeadline)
+	defer cancel()
+	l := c.cur
+	if l == nil {
+		var err error
+		if l, err = c.e.leases.Get(ctx, c.e.name, metav1.GetOptions{}); err != nil {
+			return fmt.Errorf("leader: release Lease %s: %w", c.e.name, err)
+		}
+	}
+	if holder(l) != c.e.identity {
+		return nil
+	}
+	l = l.DeepCopy()
+	now := metav1.NowMicro()
+	l.Spec.HolderIdentity = nil
+	l.Spec.RenewTime = &now
+	if _, err := c.e.leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+		return fmt.Errorf("leader: release Lease %s: %w", c.e.name, err)
+	}
+	return nil
+}
+
+// holder returns the identity the Lease names, or "" when it is free.
+func holder(l *coordinationv1.Lease) string {
+	if l.Spec.HolderIdentity == nil {
+		return ""
+	}
+	return *l.Spec.HolderIdentity
+}
