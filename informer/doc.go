@@ -121,11 +121,11 @@
 // the go-cmp diff from the copy to the shared object, to
 // Options.ErrorHandler; and Run returns the first one instead of nil, so a
 // test that checks Run's error, or whose ErrorHandler fails the test,
-// fails. A Factory does not look at Run's error: give it a
-// FactoryOptions.ErrorHandler that fails the test. Under the race detector, a modification that is not ordered
-// before a check (by the informer's own synchronisation, or because the
-// modifying handler returned before shutdown) is also reported as a data
-// race.
+// fails. A Factory returns its informers' errors from Shutdown, so a test
+// that checks Shutdown's error fails too. Under the race detector, a
+// modification that is not ordered before a check (by the informer's own
+// synchronisation, or because the modifying handler returned before
+// shutdown) is also reported as a data race.
 //
 // The detector costs a copy and two comparisons per cached state and a
 // comparison per cached object per period: for tests only. Off, it costs

@@ -2,6 +2,7 @@ package informer
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"reflect"
 	"sync"
@@ -56,7 +57,9 @@ type Factory struct {
 	started  int // members[:started] have been started
 	cancels  []context.CancelFunc
 	shutdown bool
-	wg       sync.WaitGroup
+	// runErrs holds what the informers' Run returned, other than nil.
+	runErrs []error
+	wg      sync.WaitGroup
 }
 
 // member is an informer of any type, as the factory runs it.
@@ -160,9 +163,13 @@ func (f *Factory) Start(ctx context.Context) {
 		runCtx, cancel := context.WithCancel(ctx)
 		f.cancels = append(f.cancels, cancel)
 		f.wg.Go(func() {
-			// Run fails only if the informer was run outside the
-			// factory already; it then runs there.
-			_ = m.Run(runCtx)
+			// ErrStarted: the informer was run outside the factory
+			// already, and runs there.
+			if err := m.Run(runCtx); err != nil && !errors.Is(err, ErrStarted) {
+				f.mu.Lock()
+				f.runErrs = append(f.runErrs, err)
+				f.mu.Unlock()
+			}
 		})
 	}
 	f.started = len(f.members)
@@ -172,7 +179,13 @@ func (f *Factory) Start(ctx context.Context) {
 // their goroutines have exited. Informers it had not started, and those
 // For creates afterwards, are never started: waiting for them to sync
 // fails at once with ErrFactoryShutDown. Shutdown is idempotent.
-func (f *Factory) Shutdown() {
+//
+// It returns what the informers' Run returned other than nil, joined: a
+// *CacheMutationError for each informer whose mutation detector found a
+// modified object, or the reason a detector could not work
+// (ErrCannotCopy). errors.As finds each; a test that checks Shutdown's
+// error fails on them. Without a detector it returns nil.
+func (f *Factory) Shutdown() error {
 	f.mu.Lock()
 	f.shutdown = true
 	for _, cancel := range f.cancels {
@@ -183,6 +196,9 @@ func (f *Factory) Shutdown() {
 	}
 	f.mu.Unlock()
 	f.wg.Wait()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return errors.Join(f.runErrs...)
 }
 
 // Name returns "informer.Factory".

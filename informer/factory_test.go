@@ -75,7 +75,9 @@ func TestFactoryShutdown(t *testing.T) {
 		reg := mustAdd(t, inf, newRecorder(), informer.HandlerOptions{})
 		f.Start(t.Context())
 		synctest.Wait()
-		f.Shutdown()
+		if err := f.Shutdown(); err != nil {
+			t.Errorf("Shutdown() = %v, want nil", err)
+		}
 		select {
 		case <-reg.Done():
 		default:

@@ -253,3 +253,28 @@ func TestMutationDetectorDropsCheckedCopies(t *testing.T) {
 		checkRunError(t, stop(), want)
 	})
 }
+
+// A Factory returns its informers' reports from Shutdown, every time it
+// is called, so that a test of a factory-based controller fails on them
+// without an ErrorHandler of its own.
+func TestMutationDetectorFactoryShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1))
+		f := informer.NewFactory(informer.FactoryOptions{})
+		inf := informer.ForWithOptions(f, src, informer.Options[*obj]{
+			MutationDetector: informer.MutationDetector[*obj]{Enabled: true, Period: time.Minute},
+		})
+		mustAdd(t, inf, informer.HandlerFuncs[*obj]{
+			UpdateFunc: func(old, _ *obj) { old.Name = "scribbled" },
+		}, informer.HandlerOptions{})
+		f.Start(t.Context())
+		if err := f.WaitForSync(t.Context()); err != nil {
+			t.Fatalf("WaitForSync() = %v", err)
+		}
+		update(t, src, "a", 2)
+		synctest.Wait()
+		want := []string{`ns/a: -Name: "a", +Name: "scribbled",`}
+		checkRunError(t, f.Shutdown(), want)
+		checkRunError(t, f.Shutdown(), want)
+	})
+}

@@ -177,7 +177,11 @@ func runInformer(t *testing.T, p *prometheus.Provider, reg *promclient.Registry)
 		}
 	}
 	factory := informer.NewFactory(informer.FactoryOptions{Metrics: p.Informer, Logger: discard})
-	t.Cleanup(factory.Shutdown)
+	t.Cleanup(func() {
+		if err := factory.Shutdown(); err != nil {
+			t.Errorf("factory.Shutdown() = %v", err)
+		}
+	})
 	inf := informer.ForWithOptions(factory, src, informer.Options[*object]{Name: "objs", ResyncPeriod: 30 * time.Second})
 	panicky := informer.HandlerFuncs[*object]{DeleteFunc: func(informer.Deleted[*object]) { panic("boom") }}
 	for name, h := range map[string]informer.Handler[*object]{"count": counter, "panicky": panicky} {
