@@ -243,12 +243,13 @@
 //     WaitForCacheSync (which one of how many), a nil Registration given
 //     to RemoveEventHandler, a nil Handler.
 //   - The cache mutation detector reports a modified object to the
-//     ErrorHandler and as Run's error, with its key and a go-cmp diff;
-//     client-go's prints a side-by-side dump and panics. It keeps a bounded
-//     number of replaced objects where client-go keeps every object for
-//     two minutes. It honours TYPEDCACHE_CACHE_MUTATION_DETECTOR, not
-//     client-go's KUBE_CACHE_MUTATION_DETECTOR: a variable another library
-//     owns, read with another failure contract, does not change what Run
-//     returns (a Kubernetes CI that wants both sets both).
+//     ErrorHandler and as Run's error (and a Factory's Shutdown's), with
+//     its key and a go-cmp diff; client-go's prints a side-by-side dump
+//     and panics. It keeps a bounded number of replaced objects where
+//     client-go keeps every object for two minutes. It honours
+//     TYPEDCACHE_CACHE_MUTATION_DETECTOR, not client-go's
+//     KUBE_CACHE_MUTATION_DETECTOR: a variable another library owns, read
+//     with another failure contract, does not change what Run returns (a
+//     Kubernetes CI that wants both sets both).
 //   - Logging through log/slog; context.Context instead of stop channels.
 package informer
