@@ -20,10 +20,10 @@
 // workqueue_adds_total, workqueue_queue_duration_seconds,
 // workqueue_work_duration_seconds, workqueue_unfinished_work_seconds,
 // workqueue_longest_running_processor_seconds and workqueue_retries_total
-// (histogram buckets as controller-runtime's: 10ns to 1000s). One is
-// added: workqueue_processed_total, labelled by name and outcome
-// (succeeded, requeued, failed, terminal, gave_up), counts what the
-// queue's worker loop did with each item.
+// (with controller-runtime's histogram buckets, so that its dashboards'
+// quantiles read the same). One is added: workqueue_processed_total,
+// labelled by name and outcome (succeeded, requeued, failed, terminal,
+// gave_up), counts what the queue's worker loop did with each item.
 //
 // Informer metrics are labelled by name, the informer's name:
 //

@@ -30,7 +30,8 @@ type queueMetrics struct {
 
 func newQueueMetrics() *queueMetrics {
 	label := []string{"name"}
-	buckets := prometheus.ExponentialBuckets(10e-9, 10, 12) // 10ns to 1000s, controller-runtime's
+	buckets := prometheus.ExponentialBuckets(10e-9, 10, 12) // controller-runtime's
+
 	return &queueMetrics{
 		adds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "workqueue_adds_total", Help: helpAdds}, label),
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{

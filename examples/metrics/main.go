@@ -130,15 +130,19 @@ func run(ctx context.Context, out io.Writer, ln net.Listener) error {
 	return printMetrics(out, registry)
 }
 
-// serve serves /metrics on ln and updates an object of src every 100ms,
-// until ctx ends.
+// updateEvery is how often serve changes an object, so that the served
+// metrics move.
+const updateEvery = 100 * time.Millisecond
+
+// serve serves /metrics on ln and updates an object of src every
+// updateEvery, until ctx ends.
 func serve(ctx context.Context, ln net.Listener, registry *promclient.Registry, src *memsource.Source[*config]) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(registry, promhttp.HandlerOpts{}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	tick := time.NewTicker(100 * time.Millisecond)
+	tick := time.NewTicker(updateEvery)
 	defer tick.Stop()
 	for i := 0; ; i++ {
 		select {
