@@ -1,18 +1,13 @@
 package informer_test
 
 import (
-	"os"
 	"testing"
 
-	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/internal/detectortest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	// Every informer of these tests checks that nothing modifies its
-	// cached objects, unless the environment says otherwise.
-	if _, set := os.LookupEnv(informer.MutationDetectorEnv); !set {
-		os.Setenv(informer.MutationDetectorEnv, "true")
-	}
+	detectortest.DefaultOn() // informers check that nothing modifies their cached objects
 	goleak.VerifyTestMain(m)
 }

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"os"
 	"testing"
 
-	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/internal/detectortest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	// Every informer of these tests checks that nothing modifies its
-	// cached objects, unless the environment says otherwise.
-	if _, set := os.LookupEnv(informer.MutationDetectorEnv); !set {
-		os.Setenv(informer.MutationDetectorEnv, "true")
-	}
+	detectortest.DefaultOn() // informers check that nothing modifies their cached objects
 	goleak.VerifyTestMain(m,
 		// client-go's shared HTTP transports keep idle connections, and
 		// klog its flush daemon, for the life of the process.

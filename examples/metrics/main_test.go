@@ -5,20 +5,17 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 
-	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/internal/detectortest"
 	"go.uber.org/goleak"
 )
 
 // TestMain turns the cache mutation detector on for every informer of the
 // tests, unless the environment says otherwise, then checks for leaks.
 func TestMain(m *testing.M) {
-	if _, set := os.LookupEnv(informer.MutationDetectorEnv); !set {
-		os.Setenv(informer.MutationDetectorEnv, "true")
-	}
+	detectortest.DefaultOn()
 	goleak.VerifyTestMain(m)
 }
 

@@ -5,23 +5,19 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
 	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
-	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/internal/detectortest"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
-	// The informers check that nothing modifies their cached objects,
-	// unless the environment says otherwise; run reports what they find
-	// as problems.
-	if _, set := os.LookupEnv(informer.MutationDetectorEnv); !set {
-		os.Setenv(informer.MutationDetectorEnv, "true")
-	}
+	// The informers check that nothing modifies their cached objects; run
+	// reports what they find as problems.
+	detectortest.DefaultOn()
 	goleak.VerifyTestMain(m)
 }
 

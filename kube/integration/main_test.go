@@ -15,17 +15,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/internal/detectortest"
 	"go.uber.org/goleak"
 	"k8s.io/klog/v2"
 )
 
 func TestMain(m *testing.M) {
-	// Every informer of these tests checks that nothing modifies its
-	// cached objects, unless the environment says otherwise.
-	if _, set := os.LookupEnv(informer.MutationDetectorEnv); !set {
-		os.Setenv(informer.MutationDetectorEnv, "true")
-	}
+	detectortest.DefaultOn() // informers check that nothing modifies their cached objects
 	// client-go logs through klog. The tests check what matters through
 	// handlers and error hooks, so its log (including the error it prints
 	// each time mode.use replaces a feature gate) is dropped unless
