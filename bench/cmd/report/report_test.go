@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -296,7 +297,7 @@ func TestServerRows(t *testing.T) {
 	if strings.Contains(with, "Not measured in this run: no server") {
 		t.Error("RESULTS.md with a server run says there was none")
 	}
-	if got := len(onlyServer(outs)); got != len(serverRows()) {
+	if got := len(onlyServer(slices.Clone(outs))); got != len(serverRows()) {
 		t.Errorf("onlyServer kept %d rows, want the %d real-server rows", got, len(serverRows()))
 	}
 	var headline strings.Builder
@@ -309,7 +310,7 @@ func TestServerRows(t *testing.T) {
 	if !strings.Contains(without, "## real server\n\nNot measured in this run: no server.") {
 		t.Errorf("RESULTS.md without a server run does not say so:\n%s", without)
 	}
-	if len(onlyServer(outs)) != 0 || strings.Contains(without, "| initial sync, 5,000") {
+	if len(onlyServer(slices.Clone(outs))) != 0 || strings.Contains(without, "| initial sync, 5,000") {
 		t.Error("unmeasured real-server rows are in the tables")
 	}
 	headline.Reset()

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -153,31 +154,18 @@ func costIf(target bool, fraction float64) *target {
 
 // withoutUnmeasuredServer drops the real-server rows when none was
 // measured (no server in this run), so that they neither fill the tables
-// with dashes nor count as missed targets; writeServerNote says why.
+// with dashes nor count as missed targets; the markdown says why. Like
+// slices.DeleteFunc, it reuses outs' array.
 func withoutUnmeasuredServer(outs []outcome) []outcome {
-	for _, o := range outs {
-		if o.area == serverArea && o.measured {
-			return outs
-		}
+	if slices.ContainsFunc(outs, func(o outcome) bool { return o.area == serverArea && o.measured }) {
+		return outs
 	}
-	kept := outs[:0:0]
-	for _, o := range outs {
-		if o.area != serverArea {
-			kept = append(kept, o)
-		}
-	}
-	return kept
+	return slices.DeleteFunc(outs, func(o outcome) bool { return o.area == serverArea })
 }
 
-// onlyServer keeps the real-server rows.
+// onlyServer keeps the real-server rows, reusing outs' array.
 func onlyServer(outs []outcome) []outcome {
-	var kept []outcome
-	for _, o := range outs {
-		if o.area == serverArea {
-			kept = append(kept, o)
-		}
-	}
-	return kept
+	return slices.DeleteFunc(outs, func(o outcome) bool { return o.area != serverArea })
 }
 
 // writeServerRun states where the real-server rows come from, under the
