@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -10,6 +11,7 @@ import (
 	"io"
 	"reflect"
 	"testing"
+	"testing/iotest"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -55,32 +57,54 @@ func encodeJSON(t *testing.T, obj runtime.Object, kind string) []byte {
 	return b
 }
 
-// TestDirectListDecodesBothEncodings decodes a list in each encoding, and
-// every truncation and one-byte corruption of it without panicking.
+// A listDecoder decodes a list response from a reader.
+type listDecoder func(*bufio.Reader) ([]*corev1.ConfigMap, metav1.ListMeta, error)
+
+// bytes decodes body, handing it to decode in pieces of the sizes
+// chunk gives (the whole body with nil).
+func (decode listDecoder) bytes(body []byte, chunk func(io.Reader) io.Reader) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
+	var r io.Reader = bytes.NewReader(body)
+	if chunk != nil {
+		r = chunk(r)
+	}
+	return decode(bufio.NewReaderSize(r, 16))
+}
+
+// TestDirectListDecodesBothEncodings decodes a list in each encoding, as
+// it arrives whole or a byte at a time, and every truncation and one-byte
+// corruption of it without panicking.
 func TestDirectListDecodesBothEncodings(t *testing.T) {
 	o := configMapType()
 	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}, Items: []corev1.ConfigMap{*testConfigMap("a"), *testConfigMap("b")}}
 	for _, tc := range []struct {
 		name   string
 		body   []byte
-		decode func([]byte) ([]*corev1.ConfigMap, metav1.ListMeta, error)
+		decode listDecoder
 	}{
 		{"protobuf", encodeProtobuf(t, list.DeepCopy(), "ConfigMapList"), o.protobufList},
 		{"json", encodeJSON(t, list.DeepCopy(), "ConfigMapList"), o.jsonList},
+		{"protobuf sniffed", encodeProtobuf(t, list.DeepCopy(), "ConfigMapList"), o.decodeList},
+		{"json sniffed", encodeJSON(t, list.DeepCopy(), "ConfigMapList"), o.decodeList},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			items, meta, err := tc.decode(tc.body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if meta.ResourceVersion != "9" || len(items) != 2 || !reflect.DeepEqual(*items[1], list.Items[1]) {
-				t.Fatalf("decoded version %q and %d items (%+v), want version 9 and the list's 2 items", meta.ResourceVersion, len(items), items)
+			for _, chunk := range []func(io.Reader) io.Reader{nil, iotest.OneByteReader} {
+				items, meta, err := tc.decode.bytes(tc.body, chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if meta.ResourceVersion != "9" || len(items) != 2 || !reflect.DeepEqual(*items[1], list.Items[1]) {
+					t.Fatalf("decoded version %q and %d items (%+v), want version 9 and the list's 2 items", meta.ResourceVersion, len(items), items)
+				}
 			}
 			for i := range tc.body {
-				_, _, _ = tc.decode(tc.body[:i])
+				// A truncated response is an error, or holds the whole list
+				// (protobuf's trailing fields are empty).
+				if items, _, err := tc.decode.bytes(tc.body[:i], nil); err == nil && len(items) != 2 {
+					t.Fatalf("the first %d of %d bytes decoded to %d items without an error", i, len(tc.body), len(items))
+				}
 				corrupt := bytes.Clone(tc.body)
 				corrupt[i] ^= 0xff
-				_, _, _ = tc.decode(corrupt)
+				_, _, _ = tc.decode.bytes(corrupt, nil)
 			}
 		})
 	}
@@ -90,38 +114,51 @@ func TestDirectListDecodesBothEncodings(t *testing.T) {
 // lists of the source's objects.
 func TestDirectListRejects(t *testing.T) {
 	o := configMapType()
-	status := &metav1.Status{Status: metav1.StatusFailure, Reason: metav1.StatusReasonGone, Code: 410}
-	status.APIVersion, status.Kind = "v1", "Status"
-	statusJSON, err := json.Marshal(status)
-	if err != nil {
-		t.Fatal(err)
-	}
 	secrets := &corev1.SecretList{}
 	for _, tc := range []struct {
 		name   string
-		decode func([]byte) ([]*corev1.ConfigMap, metav1.ListMeta, error)
+		decode listDecoder
 		body   []byte
 		want   error
 	}{
 		{"protobuf without prefix", o.protobufList, []byte("not protobuf"), errMalformed},
 		{"protobuf of another kind", o.protobufList, encodeProtobuf(t, secrets, "SecretList"), ErrUnexpectedObject},
+		{"protobuf contents before type", o.protobufList, append(bytes.Clone(protobufPrefix), 0x12, 0), errMalformed},
+		{"protobuf for a type without it", withoutProtobuf(o).decodeList, encodeProtobuf(t, &corev1.ConfigMapList{}, "ConfigMapList"), errMalformed},
 		{"json of another kind", o.jsonList, encodeJSON(t, secrets, "SecretList"), ErrUnexpectedObject},
 		{"json that is not an object", o.jsonList, []byte(`[1]`), errMalformed},
 		{"json with an item that is not an object", o.jsonList, []byte(`{"apiVersion":"v1","kind":"ConfigMapList","items":[1]}`), errMalformed},
+		{"neither", o.decodeList, []byte{0xd9, 0xd9, 0xf7}, errMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, _, err := tc.decode(tc.body); !errors.Is(err, tc.want) {
+			if _, _, err := tc.decode.bytes(tc.body, nil); !errors.Is(err, tc.want) {
 				t.Errorf("decode error %v, want one wrapping %v", err, tc.want)
 			}
 		})
 	}
-	t.Run("json status", func(t *testing.T) {
-		_, _, err := o.jsonList(statusJSON)
-		var se interface{ Status() metav1.Status }
-		if !errors.As(err, &se) || se.Status().Code != 410 {
-			t.Errorf("decode error %v, want the status error of a 410", err)
-		}
-	})
+	status := &metav1.Status{Status: metav1.StatusFailure, Reason: metav1.StatusReasonGone, Message: "too old", Code: 410}
+	for _, tc := range []struct {
+		name string
+		body []byte
+	}{
+		{"json status", encodeJSON(t, status.DeepCopy(), "Status")},
+		{"protobuf status", encodeProtobuf(t, status.DeepCopy(), "Status")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, err := listDecoder(o.decodeList).bytes(tc.body, nil)
+			var se interface{ Status() metav1.Status }
+			if !errors.As(err, &se) || se.Status().Code != 410 || se.Status().Message != "too old" {
+				t.Errorf("decode error %v, want the status error of a 410", err)
+			}
+		})
+	}
+}
+
+// withoutProtobuf is o for a type without the generated protobuf methods.
+func withoutProtobuf(o *objectType[*corev1.ConfigMap]) *objectType[*corev1.ConfigMap] {
+	c := *o
+	c.protobuf = false
+	return &c
 }
 
 // protobufFrame encodes one watch event as the server frames it.

@@ -1,10 +1,11 @@
 package kube
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding"
 	"fmt"
-	"mime"
 	"reflect"
 	"sync"
 
@@ -40,23 +41,27 @@ func newDirect[T Object](client any, opts Options) *direct[T] {
 	return &direct[T]{access: access, objects: newObjectType[T](t.Elem(), access.gvk, opts.DropManagedFields)}
 }
 
-// list lists one page.
+// list lists one page, decoding the response as it arrives.
 func (d *direct[T]) list(ctx context.Context, opts metav1.ListOptions) ([]T, metav1.ListMeta, error) {
-	body, contentType, err := d.access.list(ctx, opts)
+	body, err := d.access.list(ctx, opts)
 	if err != nil {
 		return nil, metav1.ListMeta{}, err
 	}
-	mediaType, _, _ := mime.ParseMediaType(contentType)
-	switch mediaType {
-	case protobufMediaType:
-		if !d.objects.protobuf {
-			break
-		}
-		return d.objects.protobufList(body)
-	case jsonMediaType:
-		return d.objects.jsonList(body)
+	defer body.Close()
+	return d.objects.decodeList(bufio.NewReaderSize(body, 32<<10))
+}
+
+// decodeList decodes a list response, protobuf or JSON, told apart by
+// their first bytes as the server only sends those two.
+func (o *objectType[T]) decodeList(r *bufio.Reader) ([]T, metav1.ListMeta, error) {
+	head, _ := r.Peek(len(protobufPrefix))
+	if !bytes.Equal(head, protobufPrefix) {
+		return o.jsonList(r)
 	}
-	return nil, metav1.ListMeta{}, fmt.Errorf("%w: content type %q", errMalformed, contentType)
+	if !o.protobuf {
+		return nil, metav1.ListMeta{}, fmt.Errorf("%w: protobuf for a type without protobuf decoding", errMalformed)
+	}
+	return o.protobufList(r)
 }
 
 // watch starts a watch.

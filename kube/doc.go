@@ -83,7 +83,9 @@
 // makes the requests that client makes, through its REST client, with its
 // headers, content type, rate limiter and timeouts, and decodes the
 // responses itself, protobuf or JSON, straight into one allocation per
-// object. The objects are the ones client-go's decoding yields (the
+// object, as they arrive: a list page is never held whole, only the item
+// being decoded (client-go reads each page into memory before decoding
+// it). The objects are the ones client-go's decoding yields (the
 // differential test in integration/ compares them, field by field, over a
 // real server's lists, streaming lists and watches): protobuf through the
 // types' generated Unmarshal, JSON with encoding/json's semantics and

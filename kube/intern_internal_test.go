@@ -46,12 +46,12 @@ func TestInternSharesRepeatedStrings(t *testing.T) {
 	body := encodeProtobuf(t, list, "ConfigMapList")
 	plain := configMapType()
 	plain.strings = newInterner(reflect.TypeFor[struct{}]())
-	want, _, err := plain.protobufList(body)
+	want, _, err := listDecoder(plain.protobufList).bytes(body, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := configMapType()
-	got, _, err := o.protobufList(body)
+	got, _, err := listDecoder(o.protobufList).bytes(body, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -70,48 +71,62 @@ func jsonError(err error) error {
 	return err
 }
 
-// jsonList decodes a list response: each item into its own allocation,
-// straight from the response.
-func (o *objectType[T]) jsonList(body []byte) ([]T, metav1.ListMeta, error) {
-	var meta metav1.ListMeta
-	dec := jsontext.NewDecoder(bytes.NewBuffer(body), o.json.opts)
+// jsonList decodes a list response as it arrives: each item into its own
+// allocation, holding no more of the response than the decoder's buffer.
+// A Status in place of the list is returned as its error.
+func (o *objectType[T]) jsonList(r *bufio.Reader) ([]T, metav1.ListMeta, error) {
+	var status metav1.Status
+	meta := &status.ListMeta // a list's metadata and a Status's are both a ListMeta
+	dec := jsontext.NewDecoder(r, o.json.opts)
 	if err := readDelim(dec, '{'); err != nil {
-		return nil, meta, err
+		return nil, *meta, err
 	}
-	var apiVersion, kind string
 	var items []T
 	for dec.PeekKind() != '}' {
 		name, err := dec.ReadToken()
 		if err != nil {
-			return nil, meta, jsonError(err)
+			return nil, *meta, jsonError(err)
 		}
+		var field any
 		switch name.String() {
 		case "apiVersion":
-			err = json.UnmarshalDecode(dec, &apiVersion, o.json.opts)
+			field = &status.APIVersion
 		case "kind":
-			err = json.UnmarshalDecode(dec, &kind, o.json.opts)
+			field = &status.Kind
 		case "metadata":
-			err = json.UnmarshalDecode(dec, &meta, o.json.opts)
+			field = meta
 		case "items":
 			items, err = o.jsonItems(dec)
+		case "status":
+			field = &status.Status
+		case "message":
+			field = &status.Message
+		case "reason":
+			field = &status.Reason
+		case "details":
+			field = &status.Details
+		case "code":
+			field = &status.Code
 		default:
 			err = dec.SkipValue()
 		}
+		if field != nil {
+			err = json.UnmarshalDecode(dec, field, o.json.opts)
+		}
 		if err != nil {
-			return nil, meta, jsonError(err)
+			return nil, *meta, jsonError(err)
 		}
 	}
-	if kind == "Status" {
-		var s metav1.Status
-		if err := json.Unmarshal(body, &s, o.json.opts); err != nil {
-			return nil, meta, jsonError(err)
-		}
-		return nil, meta, statusError(&s)
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, *meta, jsonError(err)
 	}
-	if err := o.checkKind(apiVersion, kind, o.listKind); err != nil {
-		return nil, meta, err
+	if status.Kind == "Status" {
+		return nil, *meta, statusError(&status)
 	}
-	return items, meta, nil
+	if err := o.checkKind(status.APIVersion, status.Kind, o.listKind); err != nil {
+		return nil, *meta, err
+	}
+	return items, *meta, nil
 }
 
 // jsonItems decodes a list's items.

@@ -20,7 +20,8 @@ import (
 // field 1 is the object, prefixed and wrapped as above).
 var protobufPrefix = []byte("k8s\x00")
 
-// maxFrame is the largest watch frame read, as in client-go.
+// maxFrame is the largest watch frame read, as in client-go, and the
+// largest item of a protobuf list.
 const maxFrame = 16 << 20
 
 // pbMessage iterates over the fields of a protobuf message.
@@ -85,23 +86,28 @@ func unwrap(data []byte) (apiVersion, kind string, raw []byte, err error) {
 	for num, wire, val, ok := m.next(); ok; num, wire, val, ok = m.next() {
 		switch {
 		case num == 1 && wire == 2:
-			t := pbMessage{b: val}
-			for num, wire, val, ok := t.next(); ok; num, wire, val, ok = t.next() {
-				switch {
-				case num == 1 && wire == 2:
-					apiVersion = string(val)
-				case num == 2 && wire == 2:
-					kind = string(val)
-				}
-			}
-			if t.err != nil {
-				return "", "", nil, t.err
+			if apiVersion, kind, err = typeMeta(val); err != nil {
+				return "", "", nil, err
 			}
 		case num == 2 && wire == 2:
 			raw = val
 		}
 	}
 	return apiVersion, kind, raw, m.err
+}
+
+// typeMeta decodes a runtime.TypeMeta message.
+func typeMeta(data []byte) (apiVersion, kind string, err error) {
+	t := pbMessage{b: data}
+	for num, wire, val, ok := t.next(); ok; num, wire, val, ok = t.next() {
+		switch {
+		case num == 1 && wire == 2:
+			apiVersion = string(val)
+		case num == 2 && wire == 2:
+			kind = string(val)
+		}
+	}
+	return apiVersion, kind, t.err
 }
 
 // decodeProtobuf decodes a prefixed object of the source's kind.
@@ -120,54 +126,6 @@ func (o *objectType[T]) decodeProtobuf(data []byte) (T, error) {
 	}
 	o.finish(obj)
 	return obj, nil
-}
-
-// protobufList decodes a list response: each item into its own
-// allocation, straight from the response.
-func (o *objectType[T]) protobufList(body []byte) ([]T, metav1.ListMeta, error) {
-	var meta metav1.ListMeta
-	apiVersion, kind, raw, err := unwrap(body)
-	if err != nil {
-		return nil, meta, err
-	}
-	if kind == "Status" {
-		var s metav1.Status
-		if err := s.Unmarshal(raw); err != nil {
-			return nil, meta, fmt.Errorf("%w: %v", errMalformed, err)
-		}
-		return nil, meta, statusError(&s)
-	}
-	if err := o.checkKind(apiVersion, kind, o.listKind); err != nil {
-		return nil, meta, err
-	}
-	n := 0
-	m := pbMessage{b: raw}
-	for num, wire, _, ok := m.next(); ok; num, wire, _, ok = m.next() {
-		if num == 2 && wire == 2 {
-			n++
-		}
-	}
-	if m.err != nil {
-		return nil, meta, m.err
-	}
-	items := make([]T, 0, n)
-	m = pbMessage{b: raw}
-	for num, wire, val, ok := m.next(); ok; num, wire, val, ok = m.next() {
-		switch {
-		case num == 1 && wire == 2:
-			if err := meta.Unmarshal(val); err != nil {
-				return nil, meta, fmt.Errorf("%w: %v", errMalformed, err)
-			}
-		case num == 2 && wire == 2:
-			obj := o.new()
-			if err := any(obj).(protobufUnmarshaler).Unmarshal(val); err != nil {
-				return nil, meta, fmt.Errorf("%w: %v", errMalformed, err)
-			}
-			o.finish(obj)
-			items = append(items, obj)
-		}
-	}
-	return items, meta, nil
 }
 
 // protobufStream reads the events of a protobuf watch stream.

@@ -161,16 +161,11 @@ func (a restAccess) request(opts metav1.ListOptions) *rest.Request {
 }
 
 // list makes the typed client's list request and returns the response
-// body and its content type. An error response is returned as the client
-// would return it (an *apierrors.StatusError for a Status body).
-func (a restAccess) list(ctx context.Context, opts metav1.ListOptions) ([]byte, string, error) {
-	res := a.request(opts).Do(ctx)
-	if err := res.Error(); err != nil {
-		return nil, "", err
-	}
-	var contentType string
-	body, err := res.ContentType(&contentType).Raw()
-	return body, contentType, err
+// body, to be read as it arrives and closed. An error response is
+// returned as the client would return it (an *apierrors.StatusError for a
+// Status body).
+func (a restAccess) list(ctx context.Context, opts metav1.ListOptions) (io.ReadCloser, error) {
+	return a.request(opts).Stream(ctx)
 }
 
 // watch makes the typed client's watch request and returns the response

@@ -1,0 +1,263 @@
+package kube
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// pbReader reads the fields of a protobuf message from a stream, without
+// holding more of it than the field being read.
+type pbReader struct {
+	r *bufio.Reader
+	// remain is how many bytes of the message are left, or -1 for a
+	// message that ends with the stream.
+	remain int64
+}
+
+// field reads the next field's key. It returns io.EOF at the end of the
+// message.
+func (p *pbReader) field() (num, wire uint64, err error) {
+	if p.remain == 0 {
+		return 0, 0, io.EOF
+	}
+	if p.remain < 0 {
+		if _, err := p.r.Peek(1); err == io.EOF {
+			return 0, 0, io.EOF
+		}
+	}
+	key, err := p.uvarint()
+	return key >> 3, key & 7, err
+}
+
+// uvarint reads a varint.
+func (p *pbReader) uvarint() (uint64, error) {
+	var v uint64
+	for shift := uint(0); shift < 64; shift += 7 {
+		b, err := p.byte()
+		if err != nil {
+			return 0, err
+		}
+		v |= uint64(b&0x7f) << shift
+		if b < 0x80 {
+			return v, nil
+		}
+	}
+	return 0, p.malformed()
+}
+
+func (p *pbReader) byte() (byte, error) {
+	if p.remain == 0 {
+		return 0, p.malformed()
+	}
+	b, err := p.r.ReadByte()
+	if err != nil {
+		return 0, unexpectedEOF(err)
+	}
+	if p.remain > 0 {
+		p.remain--
+	}
+	return b, nil
+}
+
+// length reads the length of a bytes field's value, which must fit in
+// the message and be at most max.
+func (p *pbReader) length(max int64) (int64, error) {
+	n, err := p.uvarint()
+	switch {
+	case err != nil:
+		return 0, err
+	case n > uint64(max) || (p.remain >= 0 && n > uint64(p.remain)):
+		return 0, p.malformed()
+	}
+	return int64(n), nil
+}
+
+// value reads a bytes field's value of n bytes into buf, reusing its
+// memory, and returns it.
+func (p *pbReader) value(buf []byte, n int64) ([]byte, error) {
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	if _, err := io.ReadFull(p.r, buf); err != nil {
+		return buf, unexpectedEOF(err)
+	}
+	if p.remain > 0 {
+		p.remain -= n
+	}
+	return buf, nil
+}
+
+// skip skips a field's value of wire type wire.
+func (p *pbReader) skip(wire uint64) error {
+	var n int64
+	switch wire {
+	case 0:
+		_, err := p.uvarint()
+		return err
+	case 1:
+		n = 8
+	case 5:
+		n = 4
+	case 2:
+		var err error
+		if n, err = p.length(1 << 62); err != nil {
+			return err
+		}
+	default:
+		return p.malformed()
+	}
+	if p.remain >= 0 && n > p.remain {
+		return p.malformed()
+	}
+	if _, err := p.r.Discard(int(n)); err != nil {
+		return unexpectedEOF(err)
+	}
+	if p.remain > 0 {
+		p.remain -= n
+	}
+	return nil
+}
+
+func (p *pbReader) malformed() error {
+	return fmt.Errorf("%w: truncated or invalid protobuf", errMalformed)
+}
+
+// unexpectedEOF reports the end of the stream inside a value as
+// io.ErrUnexpectedEOF.
+func unexpectedEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// protobufList decodes a list response as it arrives: each item into its
+// own allocation, holding no more of the response than one item.
+func (o *objectType[T]) protobufList(r *bufio.Reader) ([]T, metav1.ListMeta, error) {
+	var meta metav1.ListMeta
+	prefix := make([]byte, len(protobufPrefix))
+	if _, err := io.ReadFull(r, prefix); err != nil || !bytes.Equal(prefix, protobufPrefix) {
+		return nil, meta, fmt.Errorf("%w: no protobuf prefix", errMalformed)
+	}
+	unknown := pbReader{r: r, remain: -1}
+	var apiVersion, kind string
+	var items []T
+	var buf []byte
+	typed, listed := false, false
+	for {
+		num, wire, err := unknown.field()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, meta, err
+		}
+		switch {
+		case num == 1 && wire == 2 && !typed:
+			n, err := unknown.length(maxFrame)
+			if err == nil {
+				buf, err = unknown.value(buf, n)
+			}
+			if err == nil {
+				apiVersion, kind, err = typeMeta(buf)
+			}
+			if err != nil {
+				return nil, meta, err
+			}
+			typed = true
+		case num == 2 && wire == 2:
+			if !typed {
+				return nil, meta, fmt.Errorf("%w: a list's contents before its type", errMalformed)
+			}
+			if kind == "Status" {
+				return nil, meta, protobufStatus(&unknown, buf)
+			}
+			if err := o.checkKind(apiVersion, kind, o.listKind); err != nil {
+				return nil, meta, err
+			}
+			n, err := unknown.length(1 << 62)
+			if err != nil {
+				return nil, meta, err
+			}
+			list := pbReader{r: r, remain: n}
+			if items, err = o.protobufItems(&list, &meta, buf); err != nil {
+				return nil, meta, err
+			}
+			listed = true
+		default:
+			if err := unknown.skip(wire); err != nil {
+				return nil, meta, err
+			}
+		}
+	}
+	if err := o.checkKind(apiVersion, kind, o.listKind); err != nil {
+		return nil, meta, err
+	}
+	if !listed { // a response cut short: an empty list still has a message
+		return nil, meta, fmt.Errorf("%w: a list response without its list", errMalformed)
+	}
+	return items, meta, nil
+}
+
+// protobufItems decodes the fields of a list message: its ListMeta into
+// meta and its items, each read into buf and decoded from there.
+func (o *objectType[T]) protobufItems(list *pbReader, meta *metav1.ListMeta, buf []byte) ([]T, error) {
+	var items []T
+	for {
+		num, wire, err := list.field()
+		if err == io.EOF {
+			return items, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if wire != 2 || (num != 1 && num != 2) {
+			if err := list.skip(wire); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		n, err := list.length(maxFrame)
+		if err == nil {
+			buf, err = list.value(buf, n)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if num == 1 {
+			if err := meta.Unmarshal(buf); err != nil {
+				return nil, fmt.Errorf("%w: %v", errMalformed, err)
+			}
+			continue
+		}
+		obj := o.new()
+		if err := any(obj).(protobufUnmarshaler).Unmarshal(buf); err != nil {
+			return nil, fmt.Errorf("%w: %v", errMalformed, err)
+		}
+		o.finish(obj)
+		items = append(items, obj)
+	}
+}
+
+// protobufStatus reads the Status a list response holds in place of the
+// list, and returns it as an error.
+func protobufStatus(unknown *pbReader, buf []byte) error {
+	n, err := unknown.length(maxFrame)
+	if err == nil {
+		buf, err = unknown.value(buf, n)
+	}
+	if err != nil {
+		return err
+	}
+	var s metav1.Status
+	if err := s.Unmarshal(buf); err != nil {
+		return fmt.Errorf("%w: %v", errMalformed, err)
+	}
+	return statusError(&s)
+}
