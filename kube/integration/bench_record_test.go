@@ -71,17 +71,17 @@ func (r *recorder) response(kind string) *response {
 	return &r.rec.list
 }
 
-// record creates the objects to update, and for every codec records a
+// record creates the objects to update, and for each of codecs records a
 // list of them, then a plain watch from the list's version and a
 // streaming watch while it updates them and creates the sentinel. The
 // server closes a watch whose reader falls behind, which a busy machine
 // can cause; such a recording is made again, in a new namespace, up to
 // three times in all.
-func record[T kube.Object, L kube.ListObject](b *testing.B, c *cluster, k benchKind[T, L]) map[string]*recording {
+func record[T kube.Object, L kube.ListObject](b *testing.B, c *cluster, k benchKind[T, L], codecs []codec) map[string]*recording {
 	b.Helper()
 	const attempts = 3
 	for attempt := 1; ; attempt++ {
-		recs, err := recordOnce(b, c, k)
+		recs, err := recordOnce(b, c, k, codecs)
 		if err == nil {
 			return recs
 		}
@@ -96,7 +96,7 @@ func record[T kube.Object, L kube.ListObject](b *testing.B, c *cluster, k benchK
 // the sentinel.
 var errEndedEarly = errors.New("a recorded watch ended before the sentinel")
 
-func recordOnce[T kube.Object, L kube.ListObject](b *testing.B, c *cluster, k benchKind[T, L]) (map[string]*recording, error) {
+func recordOnce[T kube.Object, L kube.ListObject](b *testing.B, c *cluster, k benchKind[T, L], codecs []codec) (map[string]*recording, error) {
 	_, updated, updates := benchSizes()
 	ns := c.namespace(b)
 	cs := c.client(b, nil)

@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
+	clientfeatures "k8s.io/client-go/features"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
@@ -20,7 +22,8 @@ import (
 // same server in the same run, both reading through client-go's typed
 // clients as their users do, for ConfigMaps and Pods, on protobuf (the
 // typed clients' default) and JSON (a rest.Config whose ContentType is
-// application/json, on both sides):
+// application/json, on both sides), and on CBOR where the server serves it
+// (see benchCodecs):
 //
 //   - BenchmarkInitialSync: a fresh informer fills its cache with 5,000
 //     objects from the live server, with a streaming list and with a
@@ -59,6 +62,34 @@ type codec struct {
 var codecs = []codec{
 	{"protobuf", func(*rest.Config) {}}, // the typed clients' default for built-in types
 	{"json", func(c *rest.Config) { c.ContentType = "application/json" }},
+}
+
+// cborCodec is CBOR, which the benchmarks add where both the server and
+// client-go allow it (see benchCodecs). The source has no decoding of its
+// own for it, so both libraries decode it through client-go.
+var cborCodec = codec{"cbor", func(c *rest.Config) { c.ContentType = "application/cbor" }}
+
+// benchCodecs returns the codecs the benchmarks compare: codecs, and CBOR
+// when the server serves it (kube-apiserver's alpha feature gate
+// CBORServingAndStorage, which scripts/kube-apiserver/cluster turns on)
+// and client-go may ask for it (its feature gate ClientsAllowCBOR, which
+// TestMain turns on); without both a client configured for CBOR would
+// silently speak JSON.
+func (c *cluster) benchCodecs(b *testing.B) []codec {
+	b.Helper()
+	if !clientfeatures.FeatureGates().Enabled(clientfeatures.ClientsAllowCBOR) {
+		b.Log("no CBOR rows: client-go's feature gate ClientsAllowCBOR is off")
+		return codecs
+	}
+	var contentType string
+	err := c.client(b, nil).CoreV1().RESTClient().Get().AbsPath("/api/v1/namespaces").Param("limit", "1").
+		SetHeader("Accept", "application/cbor").Do(context.Background()).ContentType(&contentType).Error()
+	if err != nil || contentType != "application/cbor" {
+		b.Logf("no CBOR rows: the server answers a request for CBOR with %q (%v); "+
+			"start it with --feature-gates=CBORServingAndStorage=true", contentType, err)
+		return codecs
+	}
+	return append(slices.Clip(codecs), cborCodec)
 }
 
 // clientset returns a clientset of cfg speaking c.
@@ -162,7 +193,7 @@ func benchInitialSync[T kube.Object, L kube.ListObject](b *testing.B, c *cluster
 	n, _, _ := benchSizes()
 	ns := c.namespace(b)
 	createAll(b, c.client(b, nil), k, ns, n)
-	for _, cd := range codecs {
+	for _, cd := range c.benchCodecs(b) {
 		cs := cd.clientset(b, c.cfg)
 		for _, m := range modes {
 			for _, v := range variantsOf(k.name) {
@@ -223,7 +254,8 @@ func BenchmarkUpdates(b *testing.B) {
 
 func benchUpdates[T kube.Object, L kube.ListObject](b *testing.B, c *cluster, k benchKind[T, L]) {
 	_, _, updates := benchSizes()
-	recs := record(b, c, k)
+	codecs := c.benchCodecs(b)
+	recs := record(b, c, k, codecs)
 	m := mode{"streaming", true}
 	for _, cd := range codecs {
 		rec := recs[cd.name]

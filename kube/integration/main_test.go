@@ -22,6 +22,11 @@ import (
 
 func TestMain(m *testing.M) {
 	detectortest.DefaultOn() // informers check that nothing modifies their cached objects
+	// Clients may ask for CBOR (the benchmarks' CBOR rows); a client not
+	// configured for it still asks for protobuf or JSON.
+	if _, set := os.LookupEnv("KUBE_FEATURE_ClientsAllowCBOR"); !set {
+		_ = os.Setenv("KUBE_FEATURE_ClientsAllowCBOR", "true")
+	}
 	// client-go logs through klog. The tests check what matters through
 	// handlers and error hooks, so its log (including the error it prints
 	// each time mode.use replaces a feature gate) is dropped unless

@@ -106,8 +106,9 @@ func runServer(benchDir string, quick bool, count int, filter string) ([]byte, e
 // serverRows are the rows of the real-server benchmarks. The targets are
 // CPU per event (the process's user and system time, so decoding, HTTP and
 // garbage collection on every goroutine count) and heap per cached object
-// with every field kept; throughput is reported without a target, since in
-// a cluster the server sets the pace.
+// with every field kept, on protobuf and JSON; throughput, and CBOR (which
+// both libraries decode through client-go), are reported without a
+// target, since in a cluster the server sets the pace.
 func serverRows() []row {
 	type kind struct{ name, label, fields string }
 	kinds := []kind{
@@ -117,8 +118,8 @@ func serverRows() []row {
 	}
 	var rs []row
 	for _, k := range kinds {
-		all := k.fields == "all"
-		for _, content := range []string{"protobuf", "json"} {
+		for _, content := range serverContents {
+			all := k.fields == "all" && content != "cbor"
 			for _, mode := range []string{"streaming", "classic"} {
 				bench := fmt.Sprintf("BenchmarkInitialSync/kind=%s/content=%s/mode=%s/fields=%s", k.name, content, mode, k.fields)
 				what := fmt.Sprintf("initial sync, 5,000 %s, %s, %s list", k.label, content, mode)
@@ -131,8 +132,8 @@ func serverRows() []row {
 		}
 	}
 	for _, k := range kinds {
-		all := k.fields == "all"
-		for _, content := range []string{"protobuf", "json"} {
+		for _, content := range serverContents {
+			all := k.fields == "all" && content != "cbor"
 			bench := fmt.Sprintf("BenchmarkUpdates/kind=%s/content=%s/fields=%s", k.name, content, k.fields)
 			what := fmt.Sprintf("10,000 updates of 100 %s, %s, replayed", k.label, content)
 			rs = append(rs,
@@ -143,6 +144,9 @@ func serverRows() []row {
 	}
 	return rs
 }
+
+// serverContents are the content types of the real-server rows.
+var serverContents = []string{"protobuf", "json", "cbor"}
 
 // costIf is costAtMost(fraction) when the row has a target, else nil.
 func costIf(target bool, fraction float64) *target {
