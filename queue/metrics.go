@@ -55,7 +55,7 @@ func (q *Queue[K]) snapshot() MetricsSnapshot {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.now()
-	m := MetricsSnapshot{Depth: q.ready.Len() + q.dirty, Processing: q.processing}
+	m := MetricsSnapshot{Depth: q.readyLen() + q.dirty, Processing: q.processing}
 	if q.inFlight.head != none {
 		m.LongestRunning = time.Duration(now - q.timings[q.inFlight.head].startedAt)
 	}

@@ -29,7 +29,7 @@ func TestZeroQueue(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := recovered(tt.use); !strings.Contains(got, "create it with New, NewTypedDelayingQueue or NewTypedRateLimitingQueue") {
+			if got := recovered(tt.use); !strings.Contains(got, "create it with New, NewTypedDelayingQueue, NewTypedRateLimitingQueue or NewTypedPriorityQueue") {
 				t.Errorf("panic %q, want a message naming the constructors", got)
 			}
 		})
