@@ -254,3 +254,42 @@ func TestPriorityRunKeepsPriority(t *testing.T) {
 		}
 	})
 }
+
+// TestPriorityRaiseCompacts raises the priority of half of many ready
+// items, so that the ready heap compacts its stale entries, and checks
+// that the raised items come first and every item keeps its place among
+// those of its priority.
+func TestPriorityRaiseCompacts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := queue.NewTypedPriorityQueue[int](nil, queue.PriorityOptions{})
+		defer q.ShutDown()
+		const n = 1000
+		var want []int
+		for i := range n {
+			q.AddWithOptions(i, queue.AddOptions{Priority: queue.PriorityLow})
+		}
+		for i := n - 1; i >= 0; i-- {
+			if i%2 == 1 {
+				q.Add(i)
+			}
+		}
+		for i := 1; i < n; i += 2 {
+			want = append(want, i)
+		}
+		for i := 0; i < n; i += 2 {
+			want = append(want, i)
+		}
+		var got []int
+		for q.Len() > 0 {
+			item, _ := q.Get(context.Background())
+			got = append(got, item)
+			q.Done(item)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("handed out mismatch (-want +got):\n%s", diff)
+		}
+		if diff := cmp.Diff(queue.State{}, q.State()); diff != "" {
+			t.Errorf("State() at the end mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
