@@ -48,6 +48,11 @@ type MetricsSnapshot struct {
 	UnfinishedWork time.Duration
 	// LongestRunning is the longest of those times.
 	LongestRunning time.Duration
+	// Priorities breaks Depth down by priority, highest first, for a
+	// [TypedPriorityQueue]: PriorityNormal and PriorityLow always, and
+	// every other priority while it has queued items. It is nil for
+	// the other queues.
+	Priorities []PriorityDepth
 }
 
 // snapshot implements the snapshot function handed to Options.Metrics.
@@ -61,6 +66,9 @@ func (q *Queue[K]) snapshot() MetricsSnapshot {
 	}
 	for id := q.inFlight.head; id != none; id = q.timings[id].next {
 		m.UnfinishedWork += time.Duration(now - q.timings[id].startedAt)
+	}
+	if q.rk.on {
+		m.Priorities = q.priorityDepthsLocked(now)
 	}
 	return m
 }

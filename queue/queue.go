@@ -25,8 +25,9 @@ type Options struct {
 	// recorder of the queue's measurements: name is Name, and snapshot
 	// returns the queue's current gauges. snapshot is safe to call from any
 	// goroutine at any time, costs one lock acquisition plus a walk over the
-	// items being processed, and must not be called from within a Metrics
-	// method. Nil means no metrics and no cost for them.
+	// items being processed (and, in a TypedPriorityQueue, over the queued
+	// items), and must not be called from within a Metrics method. Nil
+	// means no metrics and no cost for them.
 	Metrics func(name string, snapshot func() MetricsSnapshot) Metrics
 
 	// Logger receives the errors and recovered panics of the workers started
