@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -261,31 +262,23 @@ func TestPriorityRunKeepsPriority(t *testing.T) {
 // those of its priority.
 func TestPriorityRaiseCompacts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		q := queue.NewTypedPriorityQueue[int](nil, queue.PriorityOptions{})
+		q := queue.NewTypedPriorityQueue[string](nil, queue.PriorityOptions{})
 		defer q.ShutDown()
 		const n = 1000
-		var want []int
 		for i := range n {
-			q.AddWithOptions(i, queue.AddOptions{Priority: queue.PriorityLow})
+			q.AddWithOptions(strconv.Itoa(i), queue.AddOptions{Priority: queue.PriorityLow})
 		}
-		for i := n - 1; i >= 0; i-- {
-			if i%2 == 1 {
-				q.Add(i)
-			}
+		for i := n - 1; i >= 0; i -= 2 {
+			q.Add(strconv.Itoa(i))
 		}
+		var want []handout
 		for i := 1; i < n; i += 2 {
-			want = append(want, i)
+			want = append(want, handout{strconv.Itoa(i), queue.PriorityNormal})
 		}
 		for i := 0; i < n; i += 2 {
-			want = append(want, i)
+			want = append(want, handout{strconv.Itoa(i), queue.PriorityLow})
 		}
-		var got []int
-		for q.Len() > 0 {
-			item, _ := q.Get(context.Background())
-			got = append(got, item)
-			q.Done(item)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
+		if diff := cmp.Diff(want, drain(t, q)); diff != "" {
 			t.Errorf("handed out mismatch (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff(queue.State{}, q.State()); diff != "" {

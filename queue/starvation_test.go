@@ -46,6 +46,29 @@ func (w *waits) serve(item string, p queue.Priority) time.Duration {
 	return waited
 }
 
+// startWorkers starts workers goroutines that take items from q until
+// ctx ends or q is drained, record each hand-out in w, and call process
+// with it before Done. The returned function waits for them. They take
+// items through GetWithPriority to learn each one's priority, as Run
+// would hand them to its process function.
+func startWorkers(ctx context.Context, q *queue.TypedPriorityQueue[string], w *waits, workers int, process func(item string, p queue.Priority)) (wait func()) {
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				item, p, err := q.GetWithPriority(ctx)
+				if err != nil {
+					return
+				}
+				w.serve(item, p)
+				process(item, p)
+				q.Done(item)
+			}
+		})
+	}
+	return wg.Wait
+}
+
 // bound is the package documentation's bound on the wait of an item of
 // priority p when P is the highest priority in use: (P − p)·aging +
 // ⌈depth/workers⌉·work.
@@ -76,27 +99,8 @@ func TestPriorityNoStarvationUnderLoad(t *testing.T) {
 				for i := range initial {
 					w.add(q, fmt.Sprint("initial-", i), queue.PriorityLow)
 				}
-				process := func(ctx context.Context, item string) (queue.Result, error) {
-					time.Sleep(work)
-					return queue.Result{}, nil
-				}
-				// The workers take items through GetWithPriority to learn
-				// each one's priority, as Run would hand them to process.
 				ctx, cancel := context.WithCancel(context.Background())
-				var wg sync.WaitGroup
-				for range workers {
-					wg.Go(func() {
-						for {
-							item, p, err := q.GetWithPriority(ctx)
-							if err != nil {
-								return
-							}
-							w.serve(item, p)
-							_, _ = process(ctx, item)
-							q.Done(item)
-						}
-					})
-				}
+				wait := startWorkers(ctx, q, w, workers, func(string, queue.Priority) { time.Sleep(work) })
 				rng := rand.New(rand.NewPCG(1, 2))
 				start := time.Now()
 				nextResync := start
@@ -113,7 +117,7 @@ func TestPriorityNoStarvationUnderLoad(t *testing.T) {
 					t.Fatal(err)
 				}
 				cancel()
-				wg.Wait()
+				wait()
 
 				if len(w.readyAt) != 0 {
 					t.Errorf("%d items never served", len(w.readyAt))
@@ -156,24 +160,12 @@ func TestPriorityNoStarvationSaturated(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		var wg sync.WaitGroup
-		for range workers {
-			wg.Go(func() {
-				for {
-					item, p, err := q.GetWithPriority(ctx)
-					if err != nil {
-						return
-					}
-					w.serve(item, p)
-					time.Sleep(work)
-					if p == queue.PriorityNormal {
-						w.add(q, item, p) // dirty: ready again at Done, at this instant
-					}
-					q.Done(item)
-				}
-			})
-		}
-		wg.Wait()
+		startWorkers(ctx, q, w, workers, func(item string, p queue.Priority) {
+			time.Sleep(work)
+			if p == queue.PriorityNormal {
+				w.add(q, item, p) // dirty: ready again at Done, at this instant
+			}
+		})()
 		if got := w.served[queue.PriorityLow]; got != low {
 			t.Fatalf("served %d PriorityLow items in a minute, want %d", got, low)
 		}
@@ -202,26 +194,15 @@ func TestPriorityLiveFirstAfterRestart(t *testing.T) {
 			w.add(q, fmt.Sprint("initial-", i), queue.PriorityLow)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
-		var wg sync.WaitGroup
 		var backlogLeft []int // queued items when each live item was served
-		for range workers {
-			wg.Go(func() {
-				for {
-					item, p, err := q.GetWithPriority(ctx)
-					if err != nil {
-						return
-					}
-					w.serve(item, p)
-					if p == queue.PriorityNormal {
-						w.mu.Lock()
-						backlogLeft = append(backlogLeft, q.Len())
-						w.mu.Unlock()
-					}
-					time.Sleep(work)
-					q.Done(item)
-				}
-			})
-		}
+		wait := startWorkers(ctx, q, w, workers, func(_ string, p queue.Priority) {
+			if p == queue.PriorityNormal {
+				w.mu.Lock()
+				backlogLeft = append(backlogLeft, q.Len())
+				w.mu.Unlock()
+			}
+			time.Sleep(work)
+		})
 		for i := range live {
 			time.Sleep(time.Second)
 			w.add(q, fmt.Sprint("live-", i), queue.PriorityNormal)
@@ -230,7 +211,7 @@ func TestPriorityLiveFirstAfterRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		cancel()
-		wg.Wait()
+		wait()
 		if got := w.served[queue.PriorityNormal]; got != live {
 			t.Fatalf("served %d live items, want %d", got, live)
 		}
