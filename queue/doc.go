@@ -80,8 +80,8 @@
 //	(P − p)·A + ⌈D/W⌉·S
 //
 // because from (P − p)·A after it became ready on, every item that becomes
-// ready is due after it, so only the fewer than D items queued ahead of it
-// remain, and the workers take W of them every S. D stays bounded under
+// ready, or is raised to a higher priority, is due after it, so only the
+// fewer than D items queued ahead of it remain, and the workers take W of them every S. D stays bounded under
 // any sustained load the workers can absorb, and under self-requeueing
 // loads that keep them busy for ever (a fixed set of items each added
 // again while it is processed), where strict priority would never serve
@@ -93,8 +93,9 @@
 // Adds collapse as in the other queues, each item keeping one pending add
 // at the highest priority and the earliest ready time asked for
 // ([TypedPriorityQueue.AddWithOptions]). A ready item whose priority is
-// raised keeps the time it became ready, so it moves ahead of the items
-// of its new priority that became ready after it. AddAfter,
+// raised is due at the earlier of its deadline and the raising add's: it
+// goes behind the items of its new priority that became ready before the
+// add, unless its wait has already made it due earlier. AddAfter,
 // AddRateLimited, and so Run's retries and Result.RequeueAfter, keep the
 // item's priority: the one it was handed out at, or that of its pending
 // add. An add of an item being processed, with no pending add, sets the
@@ -113,7 +114,8 @@
 //     keeps the item's priority only if the controller passes it again;
 //     here the queue keeps it.
 //   - Raising a queued item's priority moves it to the back of its new
-//     priority there; here it keeps its age.
+//     priority there, as here, but there also after an item that had
+//     waited long enough at its old priority to be due earlier.
 //   - It starts goroutines of its own (the loop that hands items out, and
 //     tickers for metrics and logs), and its ShutDownWithDrain does not
 //     drain; here the queue owns no goroutine and draining waits for

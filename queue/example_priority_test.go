@@ -9,8 +9,8 @@ import (
 
 // After a restart, the informer replays every object at PriorityLow (see
 // informer.PriorityEnqueue) while live changes arrive at PriorityNormal:
-// the live changes are handed out first. An add of a queued item raises
-// its priority and keeps its place in line.
+// the live changes are handed out first, in the order they came. An add
+// of a queued item raises its priority.
 func ExampleTypedPriorityQueue() {
 	q := queue.NewTypedPriorityQueue[string](nil, queue.PriorityOptions{})
 	defer q.ShutDown()

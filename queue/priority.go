@@ -29,9 +29,9 @@ type PriorityOptions struct {
 
 	// Aging is how much waiting one unit of priority is worth: an item of
 	// priority p that became ready at time t is handed out as if it had
-	// become ready at t − p·Aging, so an item waiting at a lower priority
-	// overtakes every item that becomes ready (p₁ − p₂)·Aging after it at
-	// a priority p₁ higher than its own p₂. Zero or negative means
+	// become ready at t − p·Aging, so an item waiting at a priority p₂
+	// overtakes every item of a higher priority p₁ that becomes ready more
+	// than (p₁ − p₂)·Aging after it. Zero or negative means
 	// [DefaultAging].
 	Aging time.Duration
 }

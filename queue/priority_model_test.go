@@ -31,8 +31,8 @@ type pmodel struct {
 type pitem struct {
 	queued, processing, waiting bool
 	prio                        queue.Priority // of the pending add, or the one handed out
-	since                       time.Duration  // when it became ready
-	order                       int            // when it became ready, among equal deadlines
+	at                          time.Duration  // its deadline, while ready
+	order                       int            // when it got that deadline, among equal deadlines
 	waitAt                      time.Duration
 	waitSeq                     int
 }
@@ -50,10 +50,15 @@ func (m *pmodel) rerank(name string, p queue.Priority, keep bool) *pitem {
 	}
 	switch {
 	case keep:
-	case it.queued || it.waiting:
-		it.prio = max(it.prio, p)
-	default:
+	case !it.queued && !it.waiting:
 		it.prio = p
+	case p > it.prio:
+		it.prio = p
+		// A ready item is due at the earlier of its deadline and the add's.
+		if at := m.now - time.Duration(p)*m.aging; it.queued && !it.processing && at < it.at {
+			m.seq++
+			it.at, it.order = at, m.seq
+		}
 	}
 	return it
 }
@@ -90,11 +95,7 @@ func (m *pmodel) addAfter(name string, d time.Duration, p queue.Priority, keep b
 
 func (m *pmodel) ready(it *pitem, since time.Duration) {
 	m.seq++
-	it.since, it.order = since, m.seq
-}
-
-func (m *pmodel) deadline(it *pitem) time.Duration {
-	return it.since - time.Duration(it.prio)*m.aging
+	it.at, it.order = since-time.Duration(it.prio)*m.aging, m.seq
 }
 
 func (m *pmodel) readyItems() []string {
@@ -119,7 +120,7 @@ func (m *pmodel) get() (string, queue.Priority, error) {
 	}
 	name := slices.MinFunc(names, func(a, b string) int {
 		x, y := m.items[a], m.items[b]
-		return cmp.Or(cmp.Compare(m.deadline(x), m.deadline(y)), cmp.Compare(x.order, y.order))
+		return cmp.Or(cmp.Compare(x.at, y.at), cmp.Compare(x.order, y.order))
 	})
 	it := m.items[name]
 	it.queued, it.processing = false, true

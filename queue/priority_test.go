@@ -89,9 +89,22 @@ func TestPrioritySemantics(t *testing.T) {
 			want: []handout{{"n", normal}, {"l", low}},
 		},
 		{
-			name: "a duplicate add raises the priority and keeps the age",
-			// l1 raised to normal keeps its place before n, queued later.
-			ops:  []pqOp{padd("l1", low), padd("n", normal), padd("l2", low), padd("l1", normal)},
+			name: "a duplicate add raises the priority: due as the add",
+			// l1 raised to normal at 2s goes behind n, normal since 1s.
+			ops: []pqOp{
+				padd("l1", low), pwait(time.Second), padd("n", normal), padd("l2", low), pwait(time.Second),
+				padd("l1", normal),
+			},
+			want: []handout{{"n", normal}, {"l1", normal}, {"l2", low}},
+		},
+		{
+			name: "a duplicate add raises the priority: a deadline earned by waiting stays",
+			// l1, low since 0s, is due at 100s; n at 150s; the raise at
+			// 151s would make l1 due at 151s.
+			ops: []pqOp{
+				padd("l1", low), pwait(150 * time.Second), padd("n", normal), padd("l2", low),
+				pwait(time.Second), padd("l1", normal),
+			},
 			want: []handout{{"l1", normal}, {"n", normal}, {"l2", low}},
 		},
 		{
@@ -258,8 +271,8 @@ func TestPriorityRunKeepsPriority(t *testing.T) {
 
 // TestPriorityRaiseCompacts raises the priority of half of many ready
 // items, so that the ready heap compacts its stale entries, and checks
-// that the raised items come first and every item keeps its place among
-// those of its priority.
+// that the raised items come first, in the order of the raises, then the
+// others in FIFO order.
 func TestPriorityRaiseCompacts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		q := queue.NewTypedPriorityQueue[string](nil, queue.PriorityOptions{})
@@ -268,11 +281,9 @@ func TestPriorityRaiseCompacts(t *testing.T) {
 		for i := range n {
 			q.AddWithOptions(strconv.Itoa(i), queue.AddOptions{Priority: queue.PriorityLow})
 		}
+		var want []handout
 		for i := n - 1; i >= 0; i -= 2 {
 			q.Add(strconv.Itoa(i))
-		}
-		var want []handout
-		for i := 1; i < n; i += 2 {
 			want = append(want, handout{strconv.Itoa(i), queue.PriorityNormal})
 		}
 		for i := 0; i < n; i += 2 {

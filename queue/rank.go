@@ -11,10 +11,9 @@ type ranking struct {
 	on    bool
 	aging int64 // the wait one unit of priority is worth, in nanoseconds
 
-	// heap holds the ready slots by deadline, plus stale entries: when a
-	// ready slot's priority rises it gets a new entry, with an earlier
-	// deadline and the same seq, so that it keeps its place among equal
-	// deadlines, and the old one goes stale (its deadline or seq no longer
+	// heap holds the ready slots by deadline, plus stale entries: when an
+	// add gives a ready slot an earlier deadline, the slot gets a new
+	// entry and the old one goes stale (its deadline or seq no longer
 	// matches the slot's); stale entries are skipped when they surface and
 	// compacted away when they are the majority, as Queue.waiting's are.
 	heap  waitHeap
@@ -27,10 +26,9 @@ type ranking struct {
 type rank struct {
 	// prio is the priority of the slot's pending add (queued or waiting),
 	// or, while it is processing with none, the one it was handed out at.
-	prio  Priority
-	since int64  // when the slot last became ready, in Queue.now units
-	at    int64  // the deadline of the slot's heap entry while it is ready
-	seq   uint64 // the seq of the slot's heap entry while it is ready, else 0
+	prio Priority
+	at   int64  // the deadline of the slot's heap entry while it is ready
+	seq  uint64 // the seq of the slot's heap entry while it is ready, else 0
 }
 
 // live reports whether w is the heap entry of its slot.
@@ -60,7 +58,7 @@ func (q *Queue[K]) readyLen() int {
 }
 
 // pushReadyLocked makes slot id, queued and not processing, ready since at
-// (readyNow: now) and wakes a Get.
+// (readyNow: now), due at its deadline, and wakes a Get.
 func (q *Queue[K]) pushReadyLocked(id int32, at int64) {
 	if !q.rk.on {
 		q.ready.Push(id)
@@ -70,13 +68,18 @@ func (q *Queue[K]) pushReadyLocked(id int32, at int64) {
 	if at == readyNow {
 		at = q.now()
 	}
-	q.seq++
-	r := &q.rk.ranks[id]
-	r.since, r.seq = at, q.seq
-	r.at = deadline(at, r.prio, q.rk.aging)
-	q.rk.heap.push(waiter{at: r.at, seq: r.seq, id: id})
+	q.rankLocked(id, deadline(at, q.rk.ranks[id].prio, q.rk.aging))
 	q.rk.ready++
 	q.cond.Signal()
+}
+
+// rankLocked gives ready slot id the deadline at, and a heap entry that
+// comes after those of the slots already due at the same time.
+func (q *Queue[K]) rankLocked(id int32, at int64) {
+	q.seq++
+	r := &q.rk.ranks[id]
+	r.at, r.seq = at, q.seq
+	q.rk.heap.push(waiter{at: at, seq: q.seq, id: id})
 }
 
 // popReadyLocked removes the next ready slot and returns it with its
@@ -101,8 +104,10 @@ func (q *Queue[K]) popReadyLocked() (int32, Priority) {
 
 // rerankLocked gives slot id the priority of an add a, before the add
 // changes its state: the higher of its pending add's and a's, or a's if it
-// has no pending add. A ready slot whose priority rises keeps its age and
-// moves up.
+// has no pending add. A ready slot whose priority rises is due at the
+// earlier of its deadline and the add's: it keeps a deadline it earned by
+// waiting, and otherwise goes behind the items of its new priority that
+// became ready before the add.
 func (q *Queue[K]) rerankLocked(id int32, a addRank) {
 	if !q.rk.on || a.keep {
 		return
@@ -119,9 +124,8 @@ func (q *Queue[K]) rerankLocked(id int32, a addRank) {
 	if !s.queued || s.processing {
 		return
 	}
-	if at := deadline(r.since, r.prio, q.rk.aging); at < r.at { // not saturated
-		r.at = at
-		q.rk.heap.push(waiter{at: at, seq: r.seq, id: id})
+	if at := deadline(q.now(), r.prio, q.rk.aging); at < r.at {
+		q.rankLocked(id, at)
 		q.rk.stale++
 		q.compactRanksLocked()
 	}
@@ -138,7 +142,8 @@ func (q *Queue[K]) compactRanksLocked() {
 	x.stale = 0
 }
 
-// deadline returns since − p·aging, saturated to the int64 range, so that
+// deadline returns since − p·aging, the deadline of an item of priority p
+// ready since since, saturated to the int64 range, so that
 // no priority or setting can wrap the order around.
 func deadline(since int64, p Priority, aging int64) int64 {
 	if p == 0 {
