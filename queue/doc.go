@@ -152,7 +152,7 @@
 // An Add, Get and Done cycle allocates nothing, in a TypedPriorityQueue
 // too, nor does AddRateLimited with the default limiter, in steady state.
 // A queue of string items holds 32 bytes per item in its slot arena plus
-// up to 16 in its index; a TypedPriorityQueue adds 56 per item for its
+// up to 16 in its index; a TypedPriorityQueue adds 48 per item for its
 // priority and heap entry, and costs O(log n) per Get instead of O(1). An
 // emptied queue releases large storage. The bench module measures the
 // costs against client-go's work queues (bench/RESULTS.md).
