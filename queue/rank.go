@@ -13,7 +13,7 @@ type ranking struct {
 
 	// heap holds the ready slots by deadline, plus stale entries: when an
 	// add gives a ready slot an earlier deadline, the slot gets a new
-	// entry and the old one goes stale (its deadline or seq no longer
+	// entry, with a new seq, and the old one goes stale (its seq no longer
 	// matches the slot's); stale entries are skipped when they surface and
 	// compacted away when they are the majority, as Queue.waiting's are.
 	heap  waitHeap
@@ -33,8 +33,7 @@ type rank struct {
 
 // live reports whether w is the heap entry of its slot.
 func (x *ranking) live(w waiter) bool {
-	r := &x.ranks[w.id]
-	return r.seq == w.seq && r.at == w.at
+	return x.ranks[w.id].seq == w.seq
 }
 
 // addRank is the priority an add gives its item.
