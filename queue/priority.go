@@ -58,6 +58,11 @@ type AddOptions struct {
 // no item starves. Items of equal priority keep FIFO order. See the
 // package documentation for the rules and the bound on an item's wait.
 //
+// Its other methods are those of [TypedRateLimitingQueue]: Add adds at
+// [PriorityNormal]; AddAfter, AddRateLimited and the retries and requeues
+// of Run keep the item's priority; Get, Done, Len, CancelAfter, Forget,
+// NumRequeues and the shutdown methods work as in every queue.
+//
 // A TypedPriorityQueue must be created with [NewTypedPriorityQueue] and
 // must not be copied; a zero one panics, with a message naming the
 // constructors, at the first call that needs its state, and its Run
