@@ -41,8 +41,9 @@ func newPModel(aging time.Duration) *pmodel {
 	return &pmodel{aging: aging, items: map[string]*pitem{}}
 }
 
-// rerank applies the priority rule of an add at p (keep: keep the item's).
-func (m *pmodel) rerank(name string, p queue.Priority, keep bool) *pitem {
+// rerank applies the priority rule of an add at p (keep: keep the item's)
+// that makes the item ready at readyAt.
+func (m *pmodel) rerank(name string, p queue.Priority, keep bool, readyAt time.Duration) *pitem {
 	it := m.items[name]
 	if it == nil {
 		it = &pitem{prio: queue.PriorityNormal}
@@ -55,7 +56,7 @@ func (m *pmodel) rerank(name string, p queue.Priority, keep bool) *pitem {
 	case p > it.prio:
 		it.prio = p
 		// A ready item is due at the earlier of its deadline and the add's.
-		if at := m.now - time.Duration(p)*m.aging; it.queued && !it.processing && at < it.at {
+		if at := readyAt - time.Duration(p)*m.aging; it.queued && !it.processing && at < it.at {
 			m.seq++
 			it.at, it.order = at, m.seq
 		}
@@ -67,7 +68,7 @@ func (m *pmodel) add(name string, p queue.Priority, keep bool) {
 	if m.shut {
 		return
 	}
-	it := m.rerank(name, p, keep)
+	it := m.rerank(name, p, keep, m.now)
 	if it.queued {
 		return
 	}
@@ -85,7 +86,7 @@ func (m *pmodel) addAfter(name string, d time.Duration, p queue.Priority, keep b
 		m.add(name, p, keep)
 		return
 	}
-	it := m.rerank(name, p, keep)
+	it := m.rerank(name, p, keep, m.now+d)
 	if it.queued || it.waiting && it.waitAt <= m.now+d {
 		return
 	}

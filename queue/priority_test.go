@@ -148,9 +148,21 @@ func TestPrioritySemantics(t *testing.T) {
 			want: []handout{{"b", normal}, {"a", normal}},
 		},
 		{
-			name: "a delayed add of a queued item may raise its priority",
+			name: "a delayed add of a queued item raises its priority, not its deadline",
+			// a, low since 0s, is due at 100s; the delayed add at priority 10
+			// would be due at 1h − 10s.
 			ops:  []pqOp{padd("a", low), padd("b", normal), pafter("a", high, time.Hour)},
-			want: []handout{{"a", high}, {"b", normal}},
+			want: []handout{{"b", normal}, {"a", high}},
+		},
+		{
+			name: "a delayed add of a queued item may bring its deadline forward",
+			// a, low since 0s, is due at 100s, and at 50s after the
+			// delayed add at normal; m, added at 10s, is due then.
+			ops: []pqOp{
+				padd("a", low), padd("n", normal), pafter("a", normal, 50*time.Second),
+				pwait(10 * time.Second), padd("m", normal),
+			},
+			want: []handout{{"n", normal}, {"m", normal}, {"a", normal}},
 		},
 		{
 			name: "AddAfter keeps the priority of a waiting item",
