@@ -24,7 +24,8 @@ type PriorityAdder[K comparable] interface {
 //
 // After a restart a controller's live changes are then served before the
 // replay of every object, and the replay is still served, in bounded time
-// (see the queue package's documentation). A resync of a source without
+// (see the queue package's documentation). controller-runtime's event
+// handlers do the same with handler.WithLowPriorityWhenUnchanged. A resync of a source without
 // resource versions cannot be told from a change and is added at
 // PriorityNormal.
 //
