@@ -99,7 +99,9 @@
 // AddRateLimited, and so Run's retries and Result.RequeueAfter, keep the
 // item's priority: the one it was handed out at, or that of its pending
 // add. An add of an item being processed, with no pending add, sets the
-// priority of its next run; later adds may raise it.
+// priority of its next run; later adds may raise it. So a process function
+// that wants its item run again at another priority calls AddWithOptions
+// itself, with After for a delay, and returns a zero Result.
 //
 // Compared with controller-runtime's priority queue
 // (sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue), whose

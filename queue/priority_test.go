@@ -309,3 +309,36 @@ func TestPriorityRaiseCompacts(t *testing.T) {
 		}
 	})
 }
+
+// A process function requeues its item at another priority by adding it
+// itself: the add while processing sets the priority of the next run.
+func TestPriorityRunRequeueAtOtherPriority(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		q := queue.NewTypedPriorityQueue[string](nil, queue.PriorityOptions{})
+		var got []handout
+		process := func(_ context.Context, item string) (queue.Result, error) {
+			got = append(got, handout{Item: item})
+			if item == "x" && len(got) == 1 {
+				q.AddWithOptions("x", queue.AddOptions{Priority: queue.PriorityLow, After: time.Second})
+			}
+			return queue.Result{}, nil
+		}
+		q.Add("x")
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan error)
+		go func() { done <- q.Run(ctx, process, queue.RunOptions[string]{Workers: 1}) }()
+		synctest.Wait()
+		q.AddWithOptions("y", queue.AddOptions{After: time.Second})
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatalf("Run() = %v", err)
+		}
+		// x and y both became ready at 1s; x, now PriorityLow, is due 100s
+		// later.
+		if diff := cmp.Diff([]handout{{Item: "x"}, {Item: "y"}, {Item: "x"}}, got); diff != "" {
+			t.Errorf("processing order mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
