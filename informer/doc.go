@@ -15,6 +15,10 @@
 //	err := informer.WaitForCacheSync(ctx, reg)
 //	pod, ok := inf.Lister().Get("default", "web")
 //
+// A controller with a queue.TypedPriorityQueue registers
+// PriorityEnqueue(q, itemOf) instead, which adds the initial list and
+// resyncs at queue.PriorityLow, behind live changes.
+//
 // # Semantics
 //
 // Run composes the other packages: a reflector.Reflector lists and watches

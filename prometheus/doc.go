@@ -25,6 +25,15 @@
 // labelled by name and outcome (succeeded, requeued, failed, terminal,
 // gave_up), counts what the queue's worker loop did with each item.
 //
+// workqueue_depth also has controller-runtime's priority label: empty for
+// queues without priorities, and for a queue.TypedPriorityQueue one series
+// per priority (queue.PriorityNormal and queue.PriorityLow always, other
+// priorities while they hold items), which sum to the depth. For those
+// queues workqueue_oldest_item_age_seconds, labelled by name and priority,
+// is how long the oldest item queued at each priority has waited, so that
+// a priority falling behind shows as a growing age rather than only as a
+// depth.
+//
 // Informer metrics are labelled by name, the informer's name:
 //
 //   - reflector_lists_total and reflector_watches_total count the lists

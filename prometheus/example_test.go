@@ -64,5 +64,5 @@ func Example() {
 	// informer_cached_objects{name="objects"} 3
 	// reflector_lists_total{name="objects"} 1
 	// workqueue_adds_total{name="objects"} 3
-	// workqueue_depth{name="objects"} 3
+	// workqueue_depth{name="objects",priority=""} 3
 }

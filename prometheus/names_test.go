@@ -51,7 +51,7 @@ informer_handler_pending_notifications{handler="h",name="objs"} 4
 workqueue_adds_total{name="q"} 3
 # HELP workqueue_depth Current depth of workqueue
 # TYPE workqueue_depth gauge
-workqueue_depth{name="q"} 2
+workqueue_depth{name="q",priority=""} 2
 `
 	names := []string{"informer_cached_objects", "informer_handler_notifications_total", "informer_handler_pending_notifications", "workqueue_adds_total", "workqueue_depth"}
 	if err := testutil.GatherAndCompare(reg, strings.NewReader(want), names...); err != nil {

@@ -1,6 +1,7 @@
 package prometheus
 
 import (
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,7 @@ const (
 	helpLongest    = "How many seconds has the longest running processor for workqueue been running."
 	helpRetries    = "Total number of retries handled by workqueue"
 	helpProcessed  = "Total number of items processed by the worker loop of workqueue, by outcome (succeeded, requeued, failed, terminal, gave_up)."
+	helpOldest     = "How many seconds the oldest item queued at each priority has been waiting in workqueue."
 )
 
 // queueMetrics holds the queue metrics of a Provider: vectors for what
@@ -47,7 +49,8 @@ func newQueueMetrics() *queueMetrics {
 			Name: "workqueue_work_duration_seconds", Help: helpWork, Buckets: buckets,
 		}, label),
 		gauges: &queueGauges{
-			depth:      prometheus.NewDesc("workqueue_depth", helpDepth, label, nil),
+			depth:      prometheus.NewDesc("workqueue_depth", helpDepth, []string{"name", "priority"}, nil),
+			oldest:     prometheus.NewDesc("workqueue_oldest_item_age_seconds", helpOldest, []string{"name", "priority"}, nil),
 			unfinished: prometheus.NewDesc("workqueue_unfinished_work_seconds", helpUnfinished, label, nil),
 			longest:    prometheus.NewDesc("workqueue_longest_running_processor_seconds", helpLongest, label, nil),
 		},
@@ -98,13 +101,14 @@ func (r *queueRecorder) Processed(o queue.Outcome) {
 
 // queueGauges collects the gauges of every queue from its snapshot.
 type queueGauges struct {
-	sources                    sources[func() queue.MetricsSnapshot]
-	depth, unfinished, longest *prometheus.Desc
+	sources                            sources[func() queue.MetricsSnapshot]
+	depth, oldest, unfinished, longest *prometheus.Desc
 }
 
 // Describe implements prometheus.Collector.
 func (g *queueGauges) Describe(ch chan<- *prometheus.Desc) {
 	ch <- g.depth
+	ch <- g.oldest
 	ch <- g.unfinished
 	ch <- g.longest
 }
@@ -113,7 +117,14 @@ func (g *queueGauges) Describe(ch chan<- *prometheus.Desc) {
 func (g *queueGauges) Collect(ch chan<- prometheus.Metric) {
 	g.sources.all(func(name string, snapshot func() queue.MetricsSnapshot) {
 		s := snapshot()
-		ch <- prometheus.MustNewConstMetric(g.depth, prometheus.GaugeValue, float64(s.Depth), name)
+		if s.Priorities == nil {
+			ch <- prometheus.MustNewConstMetric(g.depth, prometheus.GaugeValue, float64(s.Depth), name, "")
+		}
+		for _, d := range s.Priorities {
+			p := strconv.Itoa(int(d.Priority))
+			ch <- prometheus.MustNewConstMetric(g.depth, prometheus.GaugeValue, float64(d.Depth), name, p)
+			ch <- prometheus.MustNewConstMetric(g.oldest, prometheus.GaugeValue, d.Oldest.Seconds(), name, p)
+		}
 		ch <- prometheus.MustNewConstMetric(g.unfinished, prometheus.GaugeValue, s.UnfinishedWork.Seconds(), name)
 		ch <- prometheus.MustNewConstMetric(g.longest, prometheus.GaugeValue, s.LongestRunning.Seconds(), name)
 	})

@@ -46,7 +46,7 @@ func TestScrape(t *testing.T) {
 			// at 5s, queued at 6s.
 			`workqueue_adds_total{name="jobs"}`:                        3,
 			`workqueue_retries_total{name="jobs"}`:                     1,
-			`workqueue_depth{name="jobs"}`:                             1,
+			`workqueue_depth{name="jobs",priority=""}`:                 1,
 			`workqueue_unfinished_work_seconds{name="jobs"}`:           75,
 			`workqueue_longest_running_processor_seconds{name="jobs"}`: 75,
 			`workqueue_queue_duration_seconds_count{name="jobs"}`:      2,
@@ -55,7 +55,7 @@ func TestScrape(t *testing.T) {
 			`workqueue_work_duration_seconds_sum{name="jobs"}`:         3,
 			// Queue "worker": Run processed x (terminal) and y (succeeded).
 			`workqueue_adds_total{name="worker"}`:                          2,
-			`workqueue_depth{name="worker"}`:                               0,
+			`workqueue_depth{name="worker",priority=""}`:                   0,
 			`workqueue_processed_total{name="worker",outcome="succeeded"}`: 1,
 			`workqueue_processed_total{name="worker",outcome="terminal"}`:  1,
 			`workqueue_processed_total{name="worker",outcome="failed"}`:    0,
@@ -64,6 +64,12 @@ func TestScrape(t *testing.T) {
 			`workqueue_work_duration_seconds_count{name="worker"}`:         2,
 			`workqueue_unfinished_work_seconds{name="worker"}`:             0,
 			`workqueue_longest_running_processor_seconds{name="worker"}`:   0,
+			// Priority queue "prio": "resync" added at PriorityLow at 0s,
+			// "live" at PriorityNormal at 2s; scraped at 80s.
+			`workqueue_depth{name="prio",priority="0"}`:                      1,
+			`workqueue_depth{name="prio",priority="-100"}`:                   1,
+			`workqueue_oldest_item_age_seconds{name="prio",priority="0"}`:    78,
+			`workqueue_oldest_item_age_seconds{name="prio",priority="-100"}`: 80,
 			// Informer "objs": see runInformer.
 			`reflector_lists_total{name="objs"}`:                                          2,
 			`reflector_watches_total{name="objs"}`:                                        3,
@@ -113,7 +119,7 @@ func TestScrape(t *testing.T) {
 	})
 }
 
-// runQueues runs the queues "jobs" and "worker" through the work TestScrape
+// runQueues runs the queues "jobs", "prio" and "worker" through the work TestScrape
 // checks, in 10 seconds.
 func runQueues(t *testing.T, p *prometheus.Provider) {
 	limiter := queue.NewTypedItemExponentialFailureRateLimiter[string](time.Second, time.Minute)
@@ -126,9 +132,13 @@ func runQueues(t *testing.T, p *prometheus.Provider) {
 		}
 		return item
 	}
+	prio := queue.NewTypedPriorityQueue[string](nil, queue.PriorityOptions{Options: queue.Options{Name: "prio", Metrics: p.Queue}})
+	t.Cleanup(prio.ShutDown)
+	prio.AddWithOptions("resync", queue.AddOptions{Priority: queue.PriorityLow})
 	jobs.Add("a")
 	jobs.Add("b")
 	time.Sleep(2 * time.Second)
+	prio.Add("live")
 	a := get()
 	time.Sleep(3 * time.Second)
 	jobs.Done(a)

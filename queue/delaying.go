@@ -31,9 +31,13 @@ func NewTypedDelayingQueue[K comparable](opts Options) *TypedDelayingQueue[K] {
 // whose delays end at the same instant are queued in the order of their
 // AddAfter calls. After ShutDown, AddAfter does nothing.
 //
+// In a [TypedPriorityQueue], the add keeps the priority item has in the
+// queue (queued, waiting or being processed), or is at [PriorityNormal]
+// if the queue does not hold item.
+//
 // An AddAfter with a positive delay allocates nothing in steady state.
 func (q *TypedDelayingQueue[K]) AddAfter(item K, d time.Duration) {
-	q.addAfter(item, d)
+	q.addAfter(item, d, addRank{keep: true})
 }
 
 // CancelAfter withdraws the pending delayed add of item and reports whether
@@ -54,16 +58,17 @@ func (q *TypedDelayingQueue[K]) CancelAfter(item K) bool {
 	return true
 }
 
-func (q *Queue[K]) addAfter(item K, d time.Duration) {
+func (q *Queue[K]) addAfter(item K, d time.Duration, a addRank) {
 	var now int64
 	if d > 0 {
 		now = q.now()
 	}
-	q.addAfterAt(item, d, now)
+	q.addAfterAt(item, d, now, a)
 }
 
-// addAfterAt adds item d after now, which is read only if d > 0.
-func (q *Queue[K]) addAfterAt(item K, d time.Duration, now int64) {
+// addAfterAt adds item d after now, which is read only if d > 0, at the
+// priority a gives.
+func (q *Queue[K]) addAfterAt(item K, d time.Duration, now int64, a addRank) {
 	hash := q.hash(item)
 	q.mu.Lock()
 	if q.shuttingDown {
@@ -72,11 +77,11 @@ func (q *Queue[K]) addAfterAt(item K, d time.Duration, now int64) {
 	}
 	added := 0
 	if d <= 0 {
-		if q.addLocked(item, hash) {
+		if q.addLocked(item, hash, a) {
 			added = 1
 		}
 	} else {
-		q.delayLocked(item, hash, now, d)
+		q.delayLocked(item, hash, now, d, a)
 		// Queue what is due now rather than wait for the timer, which may
 		// be slow to get the lock while adds stream in.
 		added = q.promoteLocked(now)
@@ -89,13 +94,14 @@ func (q *Queue[K]) addAfterAt(item K, d time.Duration, now int64) {
 }
 
 // delayLocked records a delayed add of item, whose hash is given, d > 0
-// after now.
-func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration) {
+// after now, at the priority a gives.
+func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration, a addRank) {
 	at := now + int64(d)
 	if at < now { // overflow: never due
 		at = noTimer
 	}
 	id := q.slotLocked(item, hash)
+	q.rerankLocked(id, a, at)
 	if n := len(q.delays); int(id) >= n {
 		q.delays = slices.Grow(q.delays, cap(q.slots)-n)[:len(q.slots)]
 		clear(q.delays[n:])
@@ -177,7 +183,7 @@ func (q *Queue[K]) promoteLocked(now int64) int {
 			continue
 		}
 		q.delays[w.id].wait = 0
-		q.queueLocked(w.id)
+		q.queueLocked(w.id, w.at)
 		n++
 	}
 	return n
@@ -217,15 +223,7 @@ func (q *Queue[K]) withdrawLocked(id int32) {
 	if q.stale < minCompact || 2*q.stale < q.waiting.len() {
 		return
 	}
-	live := make([]waiter, 0, q.waiting.len()-q.stale)
-	for q.waiting.len() > 0 {
-		if w := q.waiting.pop(); q.pendingLocked(w) {
-			live = append(live, w)
-		}
-	}
-	for _, w := range live { // in order, so each push is O(1)
-		q.waiting.push(w)
-	}
+	q.waiting.filter(q.pendingLocked)
 	q.stale = 0
 }
 

@@ -1,8 +1,9 @@
 // Package queue provides typed work queues for controllers: a [Queue] that
 // never hands one item to two workers at once, a [TypedDelayingQueue] that
 // adds items after a delay, and a [TypedRateLimitingQueue] that retries
-// failed items with per-item backoff, plus the rate limiters of client-go's
-// workqueue and a worker loop, [TypedRateLimitingQueue.Run].
+// failed items with per-item backoff, a [TypedPriorityQueue] that serves
+// items by priority without starving any, plus the rate limiters of
+// client-go's workqueue and a worker loop, [TypedRateLimitingQueue.Run].
 //
 // The names follow client-go's typed workqueue (k8s.io/client-go/util/workqueue)
 // so that moving a controller over is mechanical, but constructors return
@@ -57,6 +58,75 @@
 // routine ones (conflicts) stay below Error. Each outcome is counted by
 // [Metrics.Processed].
 //
+// # Priorities
+//
+// A [TypedPriorityQueue] hands out ready items by virtual deadline, the
+// earliest first: an item of priority p that became ready at time r is due
+// at r − p·A, where A is [PriorityOptions.Aging] ([DefaultAging], 1s, by
+// default). One unit of priority is worth A of waiting: items of equal
+// priority keep FIFO order, and an item overtakes every item of a higher
+// priority q that becomes ready more than (q − p)·A after it. An item
+// becomes ready when it is added, when its delayed add comes due (r is
+// then the ready time asked for), or at Done if it was added again while
+// processing. With the defaults, a [PriorityLow] item (an informer's
+// initial list or resync) yields to [PriorityNormal] items (live changes)
+// for at most 100s, then takes its turn.
+//
+// That makes starvation impossible, and bounds every wait. Let W workers
+// process each item in at most S, let at most D items be queued at once,
+// and let P be the highest priority added. An item of priority p waits for
+// a worker at most
+//
+//	(P − p)·A + ⌈D/W⌉·S
+//
+// because from (P − p)·A after it became ready on, every item that becomes
+// ready, or is raised to a higher priority, is due after it, so only the
+// fewer than D items queued ahead of it remain, and the workers take W of them every S. D stays bounded under
+// any sustained load the workers can absorb, and under self-requeueing
+// loads that keep them busy for ever (a fixed set of items each added
+// again while it is processed), where strict priority would never serve
+// the lower priorities. With strict priority a low item's wait has no
+// bound; here, say, with 4 workers taking 10ms per item, a PriorityLow
+// item behind 2000 queued items waits at most 100s + 5s with the default
+// A, and 1s + 5s with A = 10ms.
+//
+// Adds collapse as in the other queues, each item keeping one pending add
+// at the highest priority and the earliest ready time asked for
+// ([TypedPriorityQueue.AddWithOptions]). A ready item whose priority is
+// raised is due at the earlier of its deadline and the raising add's: it
+// goes behind the items of its new priority that became ready before the
+// add, unless its wait has already made it due earlier. AddAfter,
+// AddRateLimited, and so Run's retries and Result.RequeueAfter, keep the
+// item's priority: the one it was handed out at, or that of its pending
+// add. An add of an item being processed, with no pending add, sets the
+// priority of its next run; later adds may raise it. So a process function
+// that wants its item run again at another priority calls AddWithOptions
+// itself, with After for a delay, and returns a zero Result.
+//
+// Compared with controller-runtime's priority queue
+// (sigs.k8s.io/controller-runtime/pkg/controller/priorityqueue), whose
+// rules of dedup (highest priority, earliest ready time, the shorter of
+// After and the rate limiter's delay) it shares:
+//
+//   - controller-runtime serves the highest priority first without aging,
+//     so a steady stream of priority-0 items starves the -100 ones
+//     (kubernetes-sigs/controller-runtime#3496); here every item's wait
+//     is bounded as above.
+//   - Its AddAfter and AddRateLimited add at priority 0, so a requeue
+//     keeps the item's priority only if the controller passes it again;
+//     here the queue keeps it.
+//   - Raising a queued item's priority moves it to the back of its new
+//     priority there, as here, but there also after an item that had
+//     waited long enough at its old priority to be due earlier.
+//   - It starts goroutines of its own (the loop that hands items out, and
+//     tickers for metrics and logs), and its ShutDownWithDrain does not
+//     drain; here the queue owns no goroutine and draining waits for
+//     every item.
+//   - Its depth metric is labelled by priority; so is workqueue_depth in
+//     the prometheus module, which adds the age of the oldest item of each
+//     priority ([MetricsSnapshot].Priorities), the sign of a priority
+//     falling behind.
+//
 // # Concurrency
 //
 // All queue methods are safe for simultaneous use by multiple goroutines;
@@ -81,9 +151,11 @@
 // with the queue's lock held. The built-in limiters are safe for
 // simultaneous use.
 //
-// An Add, Get and Done cycle allocates nothing, nor does AddRateLimited
-// with the default limiter, in steady state. A queue of string items holds
-// 32 bytes per item in its slot arena plus up to 16 in its index; an
+// An Add, Get and Done cycle allocates nothing, in a TypedPriorityQueue
+// too, nor does AddRateLimited with the default limiter, in steady state.
+// A queue of string items holds 32 bytes per item in its slot arena plus
+// up to 16 in its index; a TypedPriorityQueue adds 48 per item for its
+// priority and heap entry, and costs O(log n) per Get instead of O(1). An
 // emptied queue releases large storage. The bench module measures the
 // costs against client-go's work queues (bench/RESULTS.md).
 //
@@ -111,7 +183,8 @@
 //     ([MetricsSnapshot]) instead of being pushed every 500ms, so a queue
 //     starts no goroutine for them.
 //   - There is no pluggable ordering (TypedQueueConfig.Queue) and no
-//     injected clock; tests use testing/synctest.
+//     injected clock; tests use testing/synctest. Priorities come with
+//     TypedPriorityQueue instead (see Priorities), which client-go lacks.
 //   - client-go has no worker loop; Run follows controller-runtime's:
 //     [Result] and [TerminalError] mirror reconcile.Result (without its
 //     deprecated Requeue field: return an error, or a RequeueAfter) and

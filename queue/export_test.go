@@ -9,7 +9,7 @@ type State struct {
 func (q *Queue[K]) State() State {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return State{Ready: q.ready.Len(), Dirty: q.dirty, Processing: q.processing, Waiting: q.waiting.len() - q.stale,
+	return State{Ready: q.readyLen(), Dirty: q.dirty, Processing: q.processing, Waiting: q.waiting.len() - q.stale,
 		Slots: q.index.count - len(q.index.pending)}
 }
 

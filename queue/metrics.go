@@ -48,6 +48,11 @@ type MetricsSnapshot struct {
 	UnfinishedWork time.Duration
 	// LongestRunning is the longest of those times.
 	LongestRunning time.Duration
+	// Priorities breaks Depth down by priority, highest first, for a
+	// [TypedPriorityQueue]: PriorityNormal and PriorityLow always, and
+	// every other priority while it has queued items. It is nil for
+	// the other queues.
+	Priorities []PriorityDepth
 }
 
 // snapshot implements the snapshot function handed to Options.Metrics.
@@ -55,12 +60,15 @@ func (q *Queue[K]) snapshot() MetricsSnapshot {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	now := q.now()
-	m := MetricsSnapshot{Depth: q.ready.Len() + q.dirty, Processing: q.processing}
+	m := MetricsSnapshot{Depth: q.readyLen() + q.dirty, Processing: q.processing}
 	if q.inFlight.head != none {
 		m.LongestRunning = time.Duration(now - q.timings[q.inFlight.head].startedAt)
 	}
 	for id := q.inFlight.head; id != none; id = q.timings[id].next {
 		m.UnfinishedWork += time.Duration(now - q.timings[id].startedAt)
+	}
+	if q.rk.on {
+		m.Priorities = q.priorityDepthsLocked(now)
 	}
 	return m
 }

@@ -25,8 +25,9 @@ type Options struct {
 	// recorder of the queue's measurements: name is Name, and snapshot
 	// returns the queue's current gauges. snapshot is safe to call from any
 	// goroutine at any time, costs one lock acquisition plus a walk over the
-	// items being processed, and must not be called from within a Metrics
-	// method. Nil means no metrics and no cost for them.
+	// items being processed (and, in a TypedPriorityQueue, over the queued
+	// items), and must not be called from within a Metrics method. Nil
+	// means no metrics and no cost for them.
 	Metrics func(name string, snapshot func() MetricsSnapshot) Metrics
 
 	// Logger receives the errors and recovered panics of the workers started
@@ -67,8 +68,11 @@ type Queue[K comparable] struct {
 
 	// Handing out: the items workers may take and those they hold.
 	//
-	// ready holds, oldest first, the slots that are queued and not processing.
+	// ready holds, oldest first, the slots that are queued and not
+	// processing, unless rk.on: then rk orders them (see readyLen).
 	ready ring.Ring[int32]
+	// rk ranks the ready slots of a TypedPriorityQueue by priority and age.
+	rk ranking
 	// dirty counts the slots that are both queued and processing: they join
 	// ready when Done is called.
 	dirty int
@@ -102,7 +106,7 @@ type Queue[K comparable] struct {
 
 // notMade is the panic of a queue used without its constructor, at the
 // first call that needs its internal state.
-const notMade = "queue: a zero queue cannot be used: create it with New, NewTypedDelayingQueue or NewTypedRateLimitingQueue"
+const notMade = "queue: a zero queue cannot be used: create it with New, NewTypedDelayingQueue, NewTypedRateLimitingQueue or NewTypedPriorityQueue"
 
 // New returns an empty queue of items of type K.
 func New[K comparable](opts Options) *Queue[K] {
@@ -136,23 +140,32 @@ func (q *Queue[K]) now() int64 { return int64(time.Since(q.epoch)) }
 // nothing; if a worker holds it, item is queued again when the worker calls
 // Done; if it has a pending delayed add, Add replaces that with an immediate
 // one. After ShutDown, Add does nothing.
+//
+// In a [TypedPriorityQueue], Add adds item at [PriorityNormal], raising
+// the priority of a pending add of item if it is lower.
 func (q *Queue[K]) Add(item K) {
+	q.add(item, addRank{prio: PriorityNormal})
+}
+
+// add implements Add with the priority a gives.
+func (q *Queue[K]) add(item K, a addRank) {
 	hash := q.hash(item)
 	q.mu.Lock()
-	added := q.addLocked(item, hash)
+	added := q.addLocked(item, hash, a)
 	q.mu.Unlock()
 	if added && q.metrics != nil {
 		q.metrics.Added()
 	}
 }
 
-// addLocked queues item, whose hash is given, and reports whether it was
-// not already queued.
-func (q *Queue[K]) addLocked(item K, hash uint32) bool {
+// addLocked queues item, whose hash is given, at the priority a gives, and
+// reports whether it was not already queued.
+func (q *Queue[K]) addLocked(item K, hash uint32, a addRank) bool {
 	if q.shuttingDown {
 		return false
 	}
 	id := q.slotLocked(item, hash)
+	q.rerankLocked(id, a, readyNow)
 	s := &q.slots[id]
 	switch {
 	case s.queued:
@@ -160,12 +173,13 @@ func (q *Queue[K]) addLocked(item K, hash uint32) bool {
 	case q.waitLocked(id) != 0:
 		q.withdrawLocked(id)
 	}
-	q.queueLocked(id)
+	q.queueLocked(id, readyNow)
 	return true
 }
 
-// queueLocked marks slot id queued, as ready or as dirty.
-func (q *Queue[K]) queueLocked(id int32) {
+// queueLocked marks slot id queued, as ready since at (readyNow: now) or
+// as dirty.
+func (q *Queue[K]) queueLocked(id int32, at int64) {
 	s := &q.slots[id]
 	s.queued = true
 	if q.metrics != nil {
@@ -175,8 +189,7 @@ func (q *Queue[K]) queueLocked(id int32) {
 		q.dirty++
 		return
 	}
-	q.ready.Push(id)
-	q.cond.Signal()
+	q.pushReadyLocked(id, at)
 }
 
 // Get blocks until an item is ready and hands it to the caller, who must call
@@ -185,28 +198,30 @@ func (q *Queue[K]) queueLocked(id int32) {
 // first; an ended ctx returns at once, even if items are ready, and leaves
 // the queue unchanged.
 func (q *Queue[K]) Get(ctx context.Context) (K, error) {
-	return q.get(ctx, false)
+	item, _, err := q.take(ctx, false)
+	return item, err
 }
 
-// get implements Get; woken reports that the caller already arranged for a
-// Broadcast when ctx ends.
-func (q *Queue[K]) get(ctx context.Context, woken bool) (K, error) {
+// take implements Get and returns the priority the item was handed out
+// at (PriorityNormal outside a TypedPriorityQueue); woken reports that the
+// caller already arranged for a Broadcast when ctx ends.
+func (q *Queue[K]) take(ctx context.Context, woken bool) (K, Priority, error) {
 	if q.cond.L == nil { // only in a zero queue
 		panic(notMade)
 	}
 	q.mu.Lock()
 	err := ctx.Err()
 	promoted := 0
-	if err == nil && q.ready.Len() == 0 {
+	if err == nil && q.readyLen() == 0 {
 		promoted, err = q.waitReadyLocked(ctx, woken)
 	}
 	if err != nil {
 		q.mu.Unlock()
 		q.reportAdded(promoted)
 		var zero K
-		return zero, err
+		return zero, 0, err
 	}
-	id, _ := q.ready.Pop()
+	id, prio := q.popReadyLocked()
 	s := &q.slots[id]
 	s.queued, s.processing = false, true
 	q.processing++
@@ -227,7 +242,7 @@ func (q *Queue[K]) get(ctx context.Context, woken bool) (K, error) {
 		q.reportAdded(promoted)
 		q.metrics.Started(waited)
 	}
-	return item, nil
+	return item, prio, nil
 }
 
 // reportAdded tells the metrics about n added items.
@@ -247,12 +262,12 @@ func (q *Queue[K]) waitReadyLocked(ctx context.Context, woken bool) (promoted in
 	if !woken && ctx.Done() != nil {
 		defer context.AfterFunc(ctx, q.wake)()
 	}
-	for q.ready.Len() == 0 {
+	for q.readyLen() == 0 {
 		if q.shuttingDown && q.dirty == 0 {
 			return promoted, ErrShutDown
 		}
 		if q.waiting.len() > q.stale {
-			if promoted += q.promoteLocked(q.now()); q.ready.Len() > 0 {
+			if promoted += q.promoteLocked(q.now()); q.readyLen() > 0 {
 				break
 			}
 		}
@@ -294,8 +309,7 @@ func (q *Queue[K]) Done(item K) {
 	switch {
 	case s.queued:
 		q.dirty--
-		q.ready.Push(id)
-		q.cond.Signal()
+		q.pushReadyLocked(id, readyNow)
 	case q.waitLocked(id) == 0:
 		q.deleteLocked(id)
 	}
@@ -341,5 +355,5 @@ func (q *Queue[K]) releaseLocked(item K, hash uint32) int32 {
 func (q *Queue[K]) Len() int {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	return q.ready.Len()
+	return q.readyLen()
 }

@@ -22,30 +22,49 @@ type TypedRateLimitingQueue[K comparable] struct {
 // AddRateLimited delays come from limiter. A nil limiter means
 // [DefaultTypedControllerRateLimiter].
 func NewTypedRateLimitingQueue[K comparable](limiter TypedRateLimiter[K], opts Options) *TypedRateLimitingQueue[K] {
+	q := new(TypedRateLimitingQueue[K])
+	q.setLimiter(limiter)
+	q.init(opts)
+	return q
+}
+
+// setLimiter sets the queue's limiter; nil means
+// DefaultTypedControllerRateLimiter.
+func (q *TypedRateLimitingQueue[K]) setLimiter(limiter TypedRateLimiter[K]) {
 	if limiter == nil {
 		limiter = DefaultTypedControllerRateLimiter[K]()
 	}
-	q := &TypedRateLimitingQueue[K]{limiter: limiter, clocked: clocked(limiter)}
-	q.init(opts)
-	return q
+	q.limiter, q.clocked = limiter, clocked(limiter)
 }
 
 // AddRateLimited adds item after the delay the rate limiter returns for it,
 // as AddAfter(item, limiter.When(item)) does. The limiter is consulted, and
 // counts a requeue, even when the add is then collapsed into an earlier one.
 //
+// In a [TypedPriorityQueue], the add keeps the item's priority, as
+// AddAfter does.
+//
 // With [DefaultTypedControllerRateLimiter] a call allocates nothing in
 // steady state, and the limiter and the queue share one reading of the
 // clock.
 func (q *TypedRateLimitingQueue[K]) AddRateLimited(item K) {
+	now, d := q.when(item)
+	q.addAfterAt(item, d, now, addRank{keep: true})
+}
+
+// when consults the limiter for item and returns the time, read once for
+// the limiter and the queue where the limiter allows, and the delay.
+func (q *TypedRateLimitingQueue[K]) when(item K) (now int64, d time.Duration) {
 	if q.clocked == nil {
 		q.mustHaveLimiter()
-		q.addAfter(item, q.limiter.When(item))
-		return
+		d = q.limiter.When(item)
+		if d > 0 {
+			now = q.now()
+		}
+		return now, d
 	}
-	// One clock reading serves the limiter and the queue.
-	now := q.now()
-	q.addAfterAt(item, q.clocked.whenAt(item, q.epoch.Add(time.Duration(now))), now)
+	now = q.now()
+	return now, q.clocked.whenAt(item, q.epoch.Add(time.Duration(now)))
 }
 
 // Forget tells the rate limiter to stop tracking item, resetting its

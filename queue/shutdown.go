@@ -47,7 +47,7 @@ func (q *Queue[K]) ShutDownWithDrain(ctx context.Context) error {
 	if ctx.Done() != nil {
 		defer context.AfterFunc(ctx, q.wake)()
 	}
-	for q.ready.Len() > 0 || q.dirty > 0 || q.processing > 0 {
+	for q.readyLen() > 0 || q.dirty > 0 || q.processing > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}

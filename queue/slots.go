@@ -8,7 +8,7 @@ import (
 
 // slot is the state of one item. The flags combine as follows:
 //
-//	queued && !processing: in Queue.ready, waiting for a worker
+//	queued && !processing: ready (in Queue.ready or Queue.rk), waiting for a worker
 //	queued && processing:  dirty, added again while a worker holds it
 //	!queued && processing: held by a worker, nothing pending
 //
@@ -65,6 +65,12 @@ func (q *Queue[K]) newSlotLocked(item K, hash uint32) int32 {
 		}
 		q.timings[id] = timing{prev: none, next: none}
 	}
+	if q.rk.on {
+		if int(id) == len(q.rk.ranks) {
+			q.rk.ranks = append(grown(q.rk.ranks), rank{})
+		}
+		q.rk.ranks[id] = rank{prio: PriorityNormal}
+	}
 	return id
 }
 
@@ -96,13 +102,14 @@ func (q *Queue[K]) deleteLocked(id int32) {
 		q.free = none
 		release := len(q.slots) > shrinkSize
 		q.waiting.clear(release) // only stale waiters are left
-		q.stale = 0
+		q.rk.heap.clear(release) // likewise
+		q.stale, q.rk.stale = 0, 0
 		if release {
-			q.slots, q.timings, q.delays, q.index.entries = nil, nil, nil, noEntries
+			q.slots, q.timings, q.delays, q.rk.ranks, q.index.entries = nil, nil, nil, nil, noEntries
 			q.ready = ring.Ring[int32]{}
 			q.index.pending = nil
 			return
 		}
-		q.slots, q.timings, q.delays = q.slots[:0], q.timings[:0], q.delays[:0]
+		q.slots, q.timings, q.delays, q.rk.ranks = q.slots[:0], q.timings[:0], q.delays[:0], q.rk.ranks[:0]
 	}
 }

@@ -1,7 +1,10 @@
 package queue
 
-// waitHeap is the min-heap of pending delayed adds, earliest ready time
-// first (see readyBefore). It is a 4-ary heap specialised to waiter: a
+import "slices"
+
+// waitHeap is a min-heap of waiters, earliest first (see readyBefore): the
+// pending delayed adds of a queue, by ready time, and the ready items of a
+// priority queue, by virtual deadline. It is a 4-ary heap specialised to waiter: a
 // pop walks half as many levels as in a binary heap, the four children of
 // a node share about two cache lines, and the comparisons are inlined.
 // With 66k waiters and random delays, a push and a pop together take about
@@ -38,10 +41,15 @@ func (h *waitHeap) pop() waiter {
 	n := len(h.w) - 1
 	v := h.w[n]
 	h.w = h.w[:n]
-	if n == 0 {
-		return top
+	if n > 0 {
+		h.down(0, v)
 	}
-	i := 0
+	return top
+}
+
+// down places v in the hole at i, sinking it below its smaller children.
+func (h *waitHeap) down(i int, v waiter) {
+	n := len(h.w)
 	for {
 		first := 4*i + 1
 		if first >= n {
@@ -60,7 +68,17 @@ func (h *waitHeap) pop() waiter {
 		i = least
 	}
 	h.w[i] = v
-	return top
+}
+
+// filter keeps only the waiters keep accepts, in O(n) and in place.
+func (h *waitHeap) filter(keep func(waiter) bool) {
+	h.w = slices.DeleteFunc(h.w, func(w waiter) bool { return !keep(w) })
+	if len(h.w) < 2 {
+		return
+	}
+	for i := (len(h.w) - 2) / 4; i >= 0; i-- {
+		h.down(i, h.w[i])
+	}
 }
 
 // clear empties the heap and keeps its storage unless release is set.

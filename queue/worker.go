@@ -108,7 +108,7 @@ type worker[K comparable] struct {
 // processNext handles one item and reports whether the worker should go on.
 func (w worker[K]) processNext(ctx context.Context) bool {
 	q := w.q
-	item, err := q.get(ctx, true)
+	item, _, err := q.take(ctx, true)
 	if err != nil {
 		return false
 	}

@@ -26,10 +26,19 @@ func TestZeroQueue(t *testing.T) {
 		{"TypedRateLimitingQueue.AddRateLimited", func() { var q queue.TypedRateLimitingQueue[string]; q.AddRateLimited("a") }},
 		{"TypedRateLimitingQueue.Forget", func() { var q queue.TypedRateLimitingQueue[string]; q.Forget("a") }},
 		{"TypedRateLimitingQueue.NumRequeues", func() { var q queue.TypedRateLimitingQueue[string]; q.NumRequeues("a") }},
+		{"TypedPriorityQueue.AddWithOptions", func() {
+			var q queue.TypedPriorityQueue[string]
+			q.AddWithOptions("a", queue.AddOptions{Priority: queue.PriorityLow})
+		}},
+		{"TypedPriorityQueue.AddWithOptions rate-limited", func() {
+			var q queue.TypedPriorityQueue[string]
+			q.AddWithOptions("a", queue.AddOptions{RateLimited: true})
+		}},
+		{"TypedPriorityQueue.GetWithPriority", func() { var q queue.TypedPriorityQueue[string]; _, _, _ = q.GetWithPriority(ctx) }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := recovered(tt.use); !strings.Contains(got, "create it with New, NewTypedDelayingQueue or NewTypedRateLimitingQueue") {
+			if got := recovered(tt.use); !strings.Contains(got, "create it with New, NewTypedDelayingQueue, NewTypedRateLimitingQueue or NewTypedPriorityQueue") {
 				t.Errorf("panic %q, want a message naming the constructors", got)
 			}
 		})
@@ -39,6 +48,10 @@ func TestZeroQueue(t *testing.T) {
 	noop := func(context.Context, string) (queue.Result, error) { return queue.Result{}, nil }
 	if err := q.Run(ctx, noop, queue.RunOptions[string]{}); err == nil || !strings.Contains(err.Error(), "NewTypedRateLimitingQueue") {
 		t.Errorf("Run() on a zero queue = %v, want an error naming the constructor", err)
+	}
+	var pq queue.TypedPriorityQueue[string]
+	if err := pq.Run(ctx, noop, queue.RunOptions[string]{}); err == nil || !strings.Contains(err.Error(), "NewTypedPriorityQueue") {
+		t.Errorf("Run() on a zero priority queue = %v, want an error naming the constructor", err)
 	}
 }
 

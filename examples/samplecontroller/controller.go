@@ -52,7 +52,7 @@ type Controller struct {
 	bars   *memsource.Source[*Bar]
 	fooInf *informer.Informer[*Foo]
 	barInf *informer.Informer[*Bar]
-	queue  *queue.TypedRateLimitingQueue[FooKey]
+	queue  *queue.TypedPriorityQueue[FooKey]
 	log    *slog.Logger
 	stats  counters
 }
@@ -72,36 +72,31 @@ func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *mems
 			Indexers:  indexer.Indexers[*Bar]{ownerIndex: barOwnerKey},
 			Reflector: quickRetries,
 		}),
-		queue: queue.NewTypedRateLimitingQueue(queue.DefaultTypedControllerRateLimiter[FooKey](), queue.Options{Name: "foos", Logger: log}),
-		log:   log,
+		// A priority queue: the initial lists and the resyncs (every second
+		// here) go in at PriorityLow, behind the changes the driver makes.
+		queue: queue.NewTypedPriorityQueue(queue.DefaultTypedControllerRateLimiter[FooKey](), queue.PriorityOptions{
+			Options: queue.Options{Name: "foos", Logger: log},
+		}),
+		log: log,
 	}
-	enqueueFoo := func(f *Foo) { c.queue.Add(FooKey{f.Namespace, f.Name}) }
-	enqueueOwner := func(b *Bar) { c.queue.Add(FooKey{b.Namespace, b.Owner}) }
-	if _, err := c.fooInf.AddEventHandler(informer.HandlerFuncs[*Foo]{
-		AddFunc:    func(f *Foo, _ bool) { c.stats.events.Add(1); enqueueFoo(f) },
-		UpdateFunc: func(_, f *Foo) { c.stats.events.Add(1); enqueueFoo(f) },
-		DeleteFunc: func(d informer.Deleted[*Foo]) {
-			c.stats.events.Add(1)
-			ns, name, err := keys.Split(d.Key)
-			if err != nil {
-				c.log.Error("bad key", "key", d.Key, "err", err)
-				return
-			}
-			c.queue.Add(FooKey{ns, name})
-		},
-	}); err != nil {
+	fooKey := func(f *Foo) (FooKey, bool) {
+		c.stats.events.Add(1)
+		if f == nil { // a deletion may come without a last state
+			return FooKey{}, false
+		}
+		return FooKey{f.Namespace, f.Name}, true
+	}
+	ownerKey := func(b *Bar) (FooKey, bool) {
+		c.stats.events.Add(1)
+		if b == nil || b.Owner == "" {
+			return FooKey{}, false
+		}
+		return FooKey{b.Namespace, b.Owner}, true
+	}
+	if _, err := c.fooInf.AddEventHandler(informer.PriorityEnqueue(c.queue, fooKey)); err != nil {
 		return nil, err
 	}
-	if _, err := c.barInf.AddEventHandler(informer.HandlerFuncs[*Bar]{
-		AddFunc:    func(b *Bar, _ bool) { c.stats.events.Add(1); enqueueOwner(b) },
-		UpdateFunc: func(_, b *Bar) { c.stats.events.Add(1); enqueueOwner(b) },
-		DeleteFunc: func(d informer.Deleted[*Bar]) {
-			c.stats.events.Add(1)
-			if d.Object != nil { // an inferred deletion may come without a last state
-				enqueueOwner(d.Object)
-			}
-		},
-	}); err != nil {
+	if _, err := c.barInf.AddEventHandler(informer.PriorityEnqueue(c.queue, ownerKey)); err != nil {
 		return nil, err
 	}
 	return c, nil

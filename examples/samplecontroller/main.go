@@ -4,8 +4,9 @@
 //
 // A Foo asks for Replicas children of type Bar running its Image. The
 // controller watches both types through a shared informer factory, queues the
-// keys of Foos whose children may be wrong in a rate-limited work queue, and
-// reconciles them: it creates missing Bars, fixes their image, and deletes
+// keys of Foos whose children may be wrong in a priority work queue (changes
+// before the initial lists and resyncs, which informer.PriorityEnqueue tells
+// apart), and reconciles them: it creates missing Bars, fixes their image, and deletes
 // extra and orphaned ones. Meanwhile a driver plays the world: it creates,
 // scales, re-images and deletes Foos, deletes and edits Bars behind the
 // controller's back, and makes the sources drop watches, fail requests and

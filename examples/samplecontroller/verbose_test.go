@@ -46,10 +46,13 @@ func (h *levels) Handle(_ context.Context, r slog.Record) error {
 
 // With -v, the program logs what happens at Debug: the conflicts of writes
 // based on a cache that was behind, and the injected faults, are routine
-// and never reach ERROR, while the run passes.
+// and never reach ERROR, while the run passes. Whether a run meets a
+// conflict depends on how its goroutines interleave, about one run in two,
+// so the test runs seeds until it has seen one, up to maxSeeds.
 func TestVerboseConflictsBelowError(t *testing.T) {
+	const maxSeeds = 20
 	h := &levels{byLevel: map[slog.Level]int{}}
-	for _, seed := range []uint64{1, 2, 3} {
+	for seed := uint64(1); seed <= maxSeeds && (seed <= 3 || h.conflicts == 0); seed++ {
 		synctest.Test(t, func(t *testing.T) {
 			cfg := config{Duration: 3 * time.Second, Settle: time.Minute, Interval: 5 * time.Millisecond,
 				Progress: time.Second, Foos: 20, Workers: 2, Seed: seed, Logger: slog.New(h)}
