@@ -9,8 +9,8 @@ import (
 // An outcome is one row evaluated against one run.
 type outcome struct {
 	row
-	cg, tc   float64
-	measured bool // both sides have samples
+	cg, tc   float64 // the baseline's (client-go's unless baselines says otherwise) and typedcache's
+	measured bool    // both sides have samples
 	ratio    float64
 	noise    float64 // largest relative deviation from the median, either side
 	runs     int     // samples on the side with fewer
@@ -36,13 +36,14 @@ func evaluate(res *results) []outcome {
 	for _, r := range rows {
 		o := outcome{row: r}
 		if !evaluateProcesses(res, &o) {
-			cg, okCG := res.median(r.bench, implClientGo, r.unit)
+			base := baselineOf(r.area)
+			cg, okCG := res.median(r.bench, base, r.unit)
 			tc, okTC := res.median(r.bench, implTypedcache, r.unit)
 			if okCG && okTC {
 				o.cg, o.tc, o.measured = cg, tc, true
 				o.ratio = ratio(cg, tc, r.unit)
-				o.noise = math.Max(res.spread(r.bench, implClientGo, r.unit), res.spread(r.bench, implTypedcache, r.unit))
-				o.runs = min(len(res.samples[r.bench][implClientGo][r.unit]), len(res.samples[r.bench][implTypedcache][r.unit]))
+				o.noise = math.Max(res.spread(r.bench, base, r.unit), res.spread(r.bench, implTypedcache, r.unit))
+				o.runs = min(len(res.samples[r.bench][base][r.unit]), len(res.samples[r.bench][implTypedcache][r.unit]))
 			}
 		}
 		out = append(out, o)
@@ -53,7 +54,7 @@ func evaluate(res *results) []outcome {
 // evaluateProcesses fills o from the separate processes that measured its
 // row on both sides, if any, and reports whether there were.
 func evaluateProcesses(res *results, o *outcome) bool {
-	cgs := res.processMedians(o.bench, implClientGo, o.unit)
+	cgs := res.processMedians(o.bench, baselineOf(o.area), o.unit)
 	tcs := res.processMedians(o.bench, implTypedcache, o.unit)
 	var cg, tc, ratios []float64
 	for _, p := range slices.Sorted(maps.Keys(cgs)) {

@@ -91,7 +91,7 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 	fmt.Fprintf(&b, "- Run: %s, commit `%s`, %s.\n", info.date, info.commit, mode)
 	fmt.Fprintf(&b, "- Machine: %s, %s/%s, %d CPUs; %s.\n", orUnknown(res.cpu), orUnknown(res.goos), orUnknown(res.goarch), info.cpus, info.goVersion)
 	fmt.Fprintf(&b, "- Command: `%s` (in `bench/`); raw `go test` output in [%s](%s), readable by benchstat.\n", info.command, info.rawName, info.rawName)
-	b.WriteString("- Each value is the median of the runs; *ratio* is how many times better typedcache is (client-go ÷ typedcache for costs, typedcache ÷ client-go for rates), so above 1 means typedcache wins. *Noise* is the largest deviation of a single run from the median, on either side.\n")
+	b.WriteString("- Each value is the median of the runs; *ratio* is how many times better typedcache is (client-go ÷ typedcache for costs, typedcache ÷ client-go for rates), so above 1 means typedcache wins; in the priority queue's table, against controller-runtime instead of client-go. *Noise* is the largest deviation of a single run from the median, on either side.\n")
 	fmt.Fprintf(&b, "- The latency rows run in %d separate processes, `-count 1` each: their value is the median of the process medians, their target applies to it, and the noise column gives the range of the processes' ratios (each side's range is under the table).\n", info.processes)
 	b.WriteString("- Reflector and informer rows are on the **Kubernetes path**: typedcache reads the same in-memory client-go source as client-go, through `kube.SourceWithOptions`, and both copy the listed items out of the same `*corev1.ConfigMapList` (nothing is decoded on either side). The targets apply to these rows. The same rows with typedcache reading its own source of prebuilt objects are under [custom sources](#custom-sources), without targets.\n")
 	b.WriteString("- Both sides store the same `*corev1.ConfigMap` values (name, namespace, 3 labels, resource version, 3 data entries of 32 bytes), or `*corev1.Pod` values of a few kilobytes where a row says Pods. What each workload does: [README.md](README.md#what-is-measured) and the benchmark's doc comment.\n\n")
@@ -141,12 +141,16 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 			if area == serverArea {
 				writeServerRun(&b, info.server)
 			}
-			b.WriteString("| workload | unit | client-go | typedcache | ratio | target | met | noise |\n")
-			b.WriteString("|---|---|--:|--:|--:|---|---|--:|\n")
+			b.WriteString(tableHeader(area))
 		}
 		inArea = append(inArea, o)
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |",
 			o.what, o.unit, cell(o, o.cg), cell(o, o.tc), ratioCell(o), targetCell(o), metCell(o), noiseCell(o))
+		if baselineOf(area) != implClientGo {
+			value, r := clientGoCells(res, o)
+			fmt.Fprintf(&b, " %s | %s |", value, r)
+		}
+		b.WriteString("\n")
 	}
 	writeAreaEnd(&b, area, inArea, checks)
 	if !slices.ContainsFunc(outs, func(o outcome) bool { return o.area == serverArea }) {
@@ -205,7 +209,7 @@ func describe(o outcome) string {
 	if !o.measured {
 		return "not measured"
 	}
-	return fmt.Sprintf("typedcache %s vs client-go %s (ratio %s)", formatValue(o.tc), formatValue(o.cg), formatRatio(o.ratio))
+	return fmt.Sprintf("typedcache %s vs %s %s (ratio %s)", formatValue(o.tc), baselineOf(o.area), formatValue(o.cg), formatRatio(o.ratio))
 }
 
 func cell(o outcome, v float64) string {

@@ -51,6 +51,7 @@ var notes = map[string][]string{
 		"cpu-ns is the process's user + system CPU time (getrusage) around the timed region, divided by the objects or updates: decoding, TLS, HTTP/2 and garbage collection on every goroutine count. Heap per cached object is the live heap while the synced informer runs minus the live heap once it has stopped, each after a collection, divided by the objects.",
 		"typedcache decodes the responses of client-go's generated typed clients itself (protobuf through the types' own Unmarshal, JSON through go-json-experiment with encoding/json's semantics), and the objects it decodes share their repeated strings and managedFields field sets; maps (labels, annotations, data, resources) stay each object's own. The nomanaged rows drop managedFields on both sides: `kube.Options.DropManagedFields` for typedcache, a transform for client-go (controller-runtime's TransformStripManagedFields).",
 	},
+	priorityArea: priorityNotes,
 	customArea: {
 		"The reflector and informer rows with typedcache reading its own reflector.ListerWatcher (internal/source.Typed), which hands over pointers built before the timer and copies nothing: the path of custom sources. Client-go's side is the same as on the Kubernetes path. No targets: they apply to the Kubernetes path.",
 	},
@@ -122,7 +123,7 @@ func ratio(cg, tc float64, unit string) float64 {
 // rows lists every reported metric in table order, with the targets of the
 // package issues. Benchmarks keep their full-size names in -quick mode,
 // where sizes are divided by ten.
-var rows = append(withCustomSources([]row{
+var rows = append(withCustomSources(withPriorityRows([]row{
 	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1000 distinct keys", "ns/item", ratioAtLeast(1.5)},
 	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1000 distinct keys (op: 1000 items)", "allocs/op", atMost(0, "0 allocs")},
 	{"queue", "BenchmarkQueueAddGetDone/keys=duplicates", "Add/Get/Done, 1000 adds of 10 keys", "ns/item", nil},
@@ -213,7 +214,7 @@ var rows = append(withCustomSources([]row{
 	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers: live heap", "heap-B", nil},
 	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers: goroutine stacks", "stack-B", nil},
 	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers", "goroutines", nil},
-}), serverRows()...)
+})), serverRows()...)
 
 // ratioAbove1 is met when typedcache is strictly better.
 func ratioAbove1(text string) *target {
