@@ -1,0 +1,291 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
+
+	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/kube"
+	"github.com/typedcache/typedcache/kube/shard"
+	"github.com/typedcache/typedcache/queue"
+)
+
+// Short timings, so that a crashed replica's keys move within seconds.
+var shardOpts = shard.Options{
+	LeaseDuration: 3 * time.Second,
+	RenewDeadline: 2 * time.Second,
+	RetryPeriod:   500 * time.Millisecond,
+}
+
+// processing is one reconcile of a key by a replica, on this process's
+// clock (all replicas run in it).
+type processing struct {
+	replica, key string
+	start, end   time.Time
+}
+
+// shardChecker records every processing and any overlap on a key.
+type shardChecker struct {
+	p        *progress
+	mu       sync.Mutex
+	running  map[string]string
+	spans    []processing
+	overlaps []string
+}
+
+func (c *shardChecker) begin(replica, key string) processing {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if other, ok := c.running[key]; ok {
+		c.overlaps = append(c.overlaps, fmt.Sprintf("%s started %s while %s processed it", replica, key, other))
+	}
+	c.running[key] = replica
+	return processing{replica: replica, key: key, start: time.Now()}
+}
+
+func (c *shardChecker) end(p processing) {
+	c.mu.Lock()
+	p.end = time.Now()
+	delete(c.running, p.key)
+	c.spans = append(c.spans, p)
+	c.mu.Unlock()
+	c.p.bump()
+}
+
+// firstStarts returns, for each of keys, when a replica that by accepts
+// first started it after after.
+func (c *shardChecker) firstStarts(keys []string, by func(string) bool, after time.Time) map[string]time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	set := map[string]bool{}
+	for _, k := range keys {
+		set[k] = true
+	}
+	first := map[string]time.Time{}
+	for _, s := range c.spans {
+		if by(s.replica) && set[s.key] && s.start.After(after) {
+			if t, ok := first[s.key]; !ok || s.start.Before(t) {
+				first[s.key] = s.start
+			}
+		}
+	}
+	return first
+}
+
+// lastOwner returns the keys whose last processing was by replica.
+func (c *shardChecker) lastOwner(replica string) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last := map[string]string{}
+	for _, s := range c.spans {
+		last[s.key] = s.replica
+	}
+	var out []string
+	for k, r := range last {
+		if r == replica {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// shardReplica is one replica of the controller: its own client, informer,
+// queue and Shard.
+type shardReplica struct {
+	id     string
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// startShardReplica starts a replica of a controller that copies each
+// ConfigMap's data "want" to "done".
+func startShardReplica(t *testing.T, c *cluster, ns, id string, opts shard.Options, check *shardChecker) *shardReplica {
+	t.Helper()
+	cs := c.client(t, nil)
+	factory := informer.NewFactory(informer.FactoryOptions{})
+	cms := kube.For[*corev1.ConfigMap](factory, cs.CoreV1().ConfigMaps(ns))
+	q := queue.NewTypedRateLimitingQueue(queue.DefaultTypedControllerRateLimiter[string](), queue.Options{})
+	enqueue := func(cm *corev1.ConfigMap) { q.Add(key(cm)) }
+	if _, err := cms.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
+		AddFunc:    func(cm *corev1.ConfigMap, _ bool) { enqueue(cm) },
+		UpdateFunc: func(_, cm *corev1.ConfigMap) { enqueue(cm) },
+	}); err != nil {
+		t.Fatalf("AddEventHandler: %v", err)
+	}
+	sh, err := shard.New(cs.CoordinationV1().Leases(ns), "shard-test", id, opts)
+	if err != nil {
+		t.Fatalf("shard.New: %v", err)
+	}
+	work, err := shard.NewWork(sh, q, func(k string) string { return k }, cms.Cache().Keys())
+	if err != nil {
+		t.Fatalf("shard.NewWork: %v", err)
+	}
+	reconcile := func(ctx context.Context, k string) (queue.Result, error) {
+		p := check.begin(id, k)
+		defer check.end(p)
+		cm, ok := cms.Cache().GetByKey(k)
+		if !ok || cm.Data["done"] == cm.Data["want"] {
+			return queue.Result{}, nil
+		}
+		cm = cm.DeepCopy()
+		cm.Data["done"] = cm.Data["want"]
+		_, err := cs.CoreV1().ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
+		return queue.Result{}, err // a conflict: a newer version is on its way
+	}
+	r := &shardReplica{id: id, done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.cancel = cancel
+	go func() {
+		r.done <- sh.Run(ctx, func(ctx context.Context) error {
+			defer q.ShutDown()
+			factory.Start(ctx)
+			defer factory.Shutdown()
+			if err := factory.WaitForSync(ctx); err != nil {
+				return err
+			}
+			return q.Run(ctx, work.Process(reconcile), queue.RunOptions[string]{Workers: 4})
+		})
+	}()
+	t.Cleanup(func() { r.stop() })
+	return r
+}
+
+func (r *shardReplica) stop() error {
+	r.cancel()
+	err := <-r.done
+	r.done <- err
+	return err
+}
+
+// setWant sets data "want" of every ConfigMap of ns to gen.
+func setWant(t *testing.T, cs kubernetes.Interface, ns string, n, gen int) {
+	t.Helper()
+	err := parallel(n, 16, func(i int) error {
+		cm := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%04d", i), Namespace: ns}}
+		for {
+			cur, err := cs.CoreV1().ConfigMaps(ns).Get(context.Background(), cm.Name, metav1.GetOptions{})
+			if err != nil {
+				return err
+			}
+			cur.Data["want"] = strconv.Itoa(gen)
+			if _, err = cs.CoreV1().ConfigMaps(ns).Update(context.Background(), cur, metav1.UpdateOptions{}); err == nil {
+				return nil
+			}
+		}
+	})
+	if err != nil {
+		t.Fatalf("set want=%d: %v", gen, err)
+	}
+}
+
+// waitConverged waits until every ConfigMap of ns has done == want == gen
+// on the server.
+func waitConverged(t *testing.T, cs kubernetes.Interface, ns string, n, gen int, check *shardChecker) {
+	t.Helper()
+	var lagging int
+	waitUntil(t, check.p, time.Minute, func() bool {
+		list, err := cs.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
+		if err != nil {
+			t.Fatalf("list: %v", err)
+		}
+		lagging = n - len(list.Items)
+		for i := range list.Items {
+			if d := list.Items[i].Data; d["done"] != strconv.Itoa(gen) || d["want"] != strconv.Itoa(gen) {
+				lagging++
+			}
+		}
+		return lagging == 0
+	}, func() string { return fmt.Sprintf("%d of %d ConfigMaps not at generation %d", lagging, n, gen) })
+}
+
+// TestShardCrashAndJoin: three replicas share 1,000 ConfigMaps; one is
+// killed (its Run ends without deleting its Lease, as in a crash) while
+// every object changes, then a new one joins while they all change again.
+// Every object converges, no key is processed by two replicas at once,
+// and the killed replica's keys are taken once its Lease has expired.
+func TestShardCrashAndJoin(t *testing.T) {
+	c := newCluster(t)
+	ns := c.namespace(t)
+	cs := c.client(t, nil)
+	const n = 1000
+	if err := parallel(n, 16, func(i int) error {
+		_, err := cs.CoreV1().ConfigMaps(ns).Create(context.Background(), &corev1.ConfigMap{
+			ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("cm-%04d", i), Namespace: ns},
+			Data:       map[string]string{"want": "1"},
+		}, metav1.CreateOptions{})
+		return err
+	}); err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	check := &shardChecker{p: newProgress(), running: map[string]string{}}
+	keep := shardOpts
+	keep.KeepLease = true
+	var rs []*shardReplica
+	for i := range 3 {
+		rs = append(rs, startShardReplica(t, c, ns, fmt.Sprintf("replica-%d", i), keep, check))
+	}
+	began := time.Now()
+	waitConverged(t, cs, ns, n, 1, check)
+	t.Logf("3 replicas: 1,000 objects converged in %v", time.Since(began))
+
+	// Kill replica-0 and change every object.
+	dead := rs[0]
+	lost := check.lastOwner(dead.id)
+	crash := time.Now()
+	if err := dead.stop(); err != nil {
+		t.Errorf("%s: Run = %v, want nil", dead.id, err)
+	}
+	setWant(t, cs, ns, n, 2)
+	waitConverged(t, cs, ns, n, 2, check)
+	first := check.firstStarts(lost, func(r string) bool { return r != dead.id }, crash)
+	var waits []time.Duration
+	for _, at := range first {
+		waits = append(waits, at.Sub(crash))
+	}
+	slices.Sort(waits)
+	if len(waits) < len(lost) {
+		t.Errorf("%d of the %d keys of %s were not processed after it died", len(lost)-len(waits), len(lost), dead.id)
+	}
+	if len(waits) > 0 {
+		t.Logf("%s killed: its %d keys waited %v (first) to %v (last) before another replica took them; converged %v after the kill (lease %v, retry %v)",
+			dead.id, len(lost), waits[0], waits[len(waits)-1], time.Since(crash), shardOpts.LeaseDuration, shardOpts.RetryPeriod)
+		if waits[0] < shardOpts.LeaseDuration-shardOpts.RetryPeriod {
+			t.Errorf("a key of %s was taken %v after it died, before its Lease can have expired", dead.id, waits[0])
+		}
+	}
+
+	// A new replica joins, and every object changes again.
+	join := time.Now()
+	joiner := startShardReplica(t, c, ns, "replica-3", shardOpts, check)
+	setWant(t, cs, ns, n, 3)
+	waitConverged(t, cs, ns, n, 3, check)
+	gained := check.lastOwner(joiner.id)
+	starts := check.firstStarts(gained, func(r string) bool { return r == joiner.id }, join)
+	var firstJoin time.Time
+	for _, at := range starts {
+		if firstJoin.IsZero() || at.Before(firstJoin) {
+			firstJoin = at
+		}
+	}
+	t.Logf("replica-3 joined: it took %d keys, the first %v after it started; converged %v after the join",
+		len(gained), firstJoin.Sub(join), time.Since(join))
+	if len(gained) < n/8 {
+		t.Errorf("replica-3 processed %d keys last, want about a third of %d", len(gained), n)
+	}
+
+	check.mu.Lock()
+	defer check.mu.Unlock()
+	if len(check.overlaps) > 0 {
+		t.Errorf("%d overlapping processings, first: %s", len(check.overlaps), check.overlaps[0])
+	}
+	t.Logf("%d reconciles in all", len(check.spans))
+}
