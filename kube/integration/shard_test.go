@@ -3,7 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"sync"
 	"testing"
@@ -15,100 +14,22 @@ import (
 
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/kube"
+	"github.com/typedcache/typedcache/kube/internal/worklog"
 	"github.com/typedcache/typedcache/kube/shard"
 	"github.com/typedcache/typedcache/queue"
 )
 
-// Short timings, so that a crashed replica's keys move within seconds.
-var shardOpts = shard.Options{
-	LeaseDuration: 3 * time.Second,
-	RenewDeadline: 2 * time.Second,
-	RetryPeriod:   500 * time.Millisecond,
-}
-
-// processing is one reconcile of a key by a replica, on this process's
-// clock (all replicas run in it).
-type processing struct {
-	replica, key string
-	start, end   time.Time
-}
-
-// shardChecker records every processing and any overlap on a key.
-type shardChecker struct {
-	p        *progress
-	mu       sync.Mutex
-	running  map[string]string
-	spans    []processing
-	overlaps []string
-}
-
-func (c *shardChecker) begin(replica, key string) processing {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if other, ok := c.running[key]; ok {
-		c.overlaps = append(c.overlaps, fmt.Sprintf("%s started %s while %s processed it", replica, key, other))
-	}
-	c.running[key] = replica
-	return processing{replica: replica, key: key, start: time.Now()}
-}
-
-func (c *shardChecker) end(p processing) {
-	c.mu.Lock()
-	p.end = time.Now()
-	delete(c.running, p.key)
-	c.spans = append(c.spans, p)
-	c.mu.Unlock()
-	c.p.bump()
-}
-
-// firstStarts returns, for each of keys, when a replica that by accepts
-// first started it after after.
-func (c *shardChecker) firstStarts(keys []string, by func(string) bool, after time.Time) map[string]time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	set := map[string]bool{}
-	for _, k := range keys {
-		set[k] = true
-	}
-	first := map[string]time.Time{}
-	for _, s := range c.spans {
-		if by(s.replica) && set[s.key] && s.start.After(after) {
-			if t, ok := first[s.key]; !ok || s.start.Before(t) {
-				first[s.key] = s.start
-			}
-		}
-	}
-	return first
-}
-
-// lastOwner returns the keys whose last processing was by replica.
-func (c *shardChecker) lastOwner(replica string) []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	last := map[string]string{}
-	for _, s := range c.spans {
-		last[s.key] = s.replica
-	}
-	var out []string
-	for k, r := range last {
-		if r == replica {
-			out = append(out, k)
-		}
-	}
-	return out
-}
-
 // shardReplica is one replica of the controller: its own client, informer,
 // queue and Shard.
 type shardReplica struct {
-	id     string
-	cancel context.CancelFunc
-	done   chan error
+	id string
+	// stop ends the replica's Run, once, and returns its result.
+	stop func() error
 }
 
 // startShardReplica starts a replica of a controller that copies each
 // ConfigMap's data "want" to "done".
-func startShardReplica(t *testing.T, c *cluster, ns, id string, opts shard.Options, check *shardChecker) *shardReplica {
+func startShardReplica(t *testing.T, c *cluster, ns, id string, opts shard.Options, log *worklog.Log) *shardReplica {
 	t.Helper()
 	cs := c.client(t, nil)
 	factory := informer.NewFactory(informer.FactoryOptions{})
@@ -130,8 +51,8 @@ func startShardReplica(t *testing.T, c *cluster, ns, id string, opts shard.Optio
 		t.Fatalf("shard.NewWork: %v", err)
 	}
 	reconcile := func(ctx context.Context, k string) (queue.Result, error) {
-		p := check.begin(id, k)
-		defer check.end(p)
+		sp := log.Begin(id, k)
+		defer log.End(sp)
 		cm, ok := cms.Cache().GetByKey(k)
 		if !ok || cm.Data["done"] == cm.Data["want"] {
 			return queue.Result{}, nil
@@ -141,11 +62,11 @@ func startShardReplica(t *testing.T, c *cluster, ns, id string, opts shard.Optio
 		_, err := cs.CoreV1().ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
 		return queue.Result{}, err // a conflict: a newer version is on its way
 	}
-	r := &shardReplica{id: id, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
-	r.cancel = cancel
+	done := make(chan error, 1)
+	r := &shardReplica{id: id, stop: sync.OnceValue(func() error { cancel(); return <-done })}
 	go func() {
-		r.done <- sh.Run(ctx, func(ctx context.Context) error {
+		done <- sh.Run(ctx, func(ctx context.Context) error {
 			defer q.ShutDown()
 			factory.Start(ctx)
 			defer factory.Shutdown()
@@ -157,13 +78,6 @@ func startShardReplica(t *testing.T, c *cluster, ns, id string, opts shard.Optio
 	}()
 	t.Cleanup(func() { r.stop() })
 	return r
-}
-
-func (r *shardReplica) stop() error {
-	r.cancel()
-	err := <-r.done
-	r.done <- err
-	return err
 }
 
 // setWant sets data "want" of every ConfigMap of ns to gen.
@@ -188,11 +102,11 @@ func setWant(t *testing.T, cs kubernetes.Interface, ns string, n, gen int) {
 }
 
 // waitConverged waits until every ConfigMap of ns has done == want == gen
-// on the server.
-func waitConverged(t *testing.T, cs kubernetes.Interface, ns string, n, gen int, check *shardChecker) {
+// on the server, checking after each reconcile (p bumped).
+func waitConverged(t *testing.T, cs kubernetes.Interface, ns string, n, gen int, p *progress) {
 	t.Helper()
 	var lagging int
-	waitUntil(t, check.p, time.Minute, func() bool {
+	waitUntil(t, p, time.Minute, func() bool {
 		list, err := cs.CoreV1().ConfigMaps(ns).List(context.Background(), metav1.ListOptions{})
 		if err != nil {
 			t.Fatalf("list: %v", err)
@@ -226,66 +140,56 @@ func TestShardCrashAndJoin(t *testing.T) {
 	}); err != nil {
 		t.Fatalf("create: %v", err)
 	}
-	check := &shardChecker{p: newProgress(), running: map[string]string{}}
-	keep := shardOpts
+	p := newProgress()
+	log := worklog.New(p.bump)
+	// Short timings, so that a crashed replica's keys move within seconds.
+	opts := shard.Options{LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond}
+	keep := opts
 	keep.KeepLease = true
 	var rs []*shardReplica
 	for i := range 3 {
-		rs = append(rs, startShardReplica(t, c, ns, fmt.Sprintf("replica-%d", i), keep, check))
+		rs = append(rs, startShardReplica(t, c, ns, fmt.Sprintf("replica-%d", i), keep, log))
 	}
 	began := time.Now()
-	waitConverged(t, cs, ns, n, 1, check)
+	waitConverged(t, cs, ns, n, 1, p)
 	t.Logf("3 replicas: 1,000 objects converged in %v", time.Since(began))
 
 	// Kill replica-0 and change every object.
 	dead := rs[0]
-	lost := check.lastOwner(dead.id)
+	lost := log.LastBy(dead.id)
 	crash := time.Now()
 	if err := dead.stop(); err != nil {
 		t.Errorf("%s: Run = %v, want nil", dead.id, err)
 	}
 	setWant(t, cs, ns, n, 2)
-	waitConverged(t, cs, ns, n, 2, check)
-	first := check.firstStarts(lost, func(r string) bool { return r != dead.id }, crash)
-	var waits []time.Duration
-	for _, at := range first {
-		waits = append(waits, at.Sub(crash))
-	}
-	slices.Sort(waits)
+	waitConverged(t, cs, ns, n, 2, p)
+	waits := worklog.Waits(log.FirstStarts(lost, func(r string) bool { return r != dead.id }, crash), crash)
 	if len(waits) < len(lost) {
 		t.Errorf("%d of the %d keys of %s were not processed after it died", len(lost)-len(waits), len(lost), dead.id)
 	}
 	if len(waits) > 0 {
 		t.Logf("%s killed: its %d keys waited %v (first) to %v (last) before another replica took them; converged %v after the kill (lease %v, retry %v)",
-			dead.id, len(lost), waits[0], waits[len(waits)-1], time.Since(crash), shardOpts.LeaseDuration, shardOpts.RetryPeriod)
-		if waits[0] < shardOpts.LeaseDuration-shardOpts.RetryPeriod {
+			dead.id, len(lost), waits[0], waits[len(waits)-1], time.Since(crash), opts.LeaseDuration, opts.RetryPeriod)
+		if waits[0] < opts.LeaseDuration-opts.RetryPeriod {
 			t.Errorf("a key of %s was taken %v after it died, before its Lease can have expired", dead.id, waits[0])
 		}
 	}
 
 	// A new replica joins, and every object changes again.
 	join := time.Now()
-	joiner := startShardReplica(t, c, ns, "replica-3", shardOpts, check)
+	joiner := startShardReplica(t, c, ns, "replica-3", opts, log)
 	setWant(t, cs, ns, n, 3)
-	waitConverged(t, cs, ns, n, 3, check)
-	gained := check.lastOwner(joiner.id)
-	starts := check.firstStarts(gained, func(r string) bool { return r == joiner.id }, join)
-	var firstJoin time.Time
-	for _, at := range starts {
-		if firstJoin.IsZero() || at.Before(firstJoin) {
-			firstJoin = at
-		}
-	}
-	t.Logf("replica-3 joined: it took %d keys, the first %v after it started; converged %v after the join",
-		len(gained), firstJoin.Sub(join), time.Since(join))
+	waitConverged(t, cs, ns, n, 3, p)
+	gained := log.LastBy(joiner.id)
 	if len(gained) < n/8 {
-		t.Errorf("replica-3 processed %d keys last, want about a third of %d", len(gained), n)
+		t.Fatalf("replica-3 processed %d keys last, want about a third of %d", len(gained), n)
 	}
+	joined := worklog.Waits(log.FirstStarts(gained, func(r string) bool { return r == joiner.id }, join), join)
+	t.Logf("replica-3 joined: it took %d keys, the first %v after it started; converged %v after the join",
+		len(gained), joined[0], time.Since(join))
 
-	check.mu.Lock()
-	defer check.mu.Unlock()
-	if len(check.overlaps) > 0 {
-		t.Errorf("%d overlapping processings, first: %s", len(check.overlaps), check.overlaps[0])
+	if o := log.Overlaps(); len(o) > 0 {
+		t.Errorf("%d overlapping processings, first: %s", len(o), o[0])
 	}
-	t.Logf("%d reconciles in all", len(check.spans))
+	t.Logf("%d reconciles in all", len(log.Spans()))
 }

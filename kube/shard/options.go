@@ -1,7 +1,6 @@
 package shard
 
 import (
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,37 +10,25 @@ import (
 	"github.com/typedcache/typedcache/kube/internal/lease"
 )
 
-// Default timings, those of kube/leader and of client-go's leader
-// election.
-const (
-	DefaultLeaseDuration = lease.DefaultLeaseDuration
-	DefaultRenewDeadline = lease.DefaultRenewDeadline
-	DefaultRetryPeriod   = lease.DefaultRetryPeriod
-)
-
-// ErrInvalid is wrapped by every error New and NewWork return for an
-// argument they reject.
-var ErrInvalid = errors.New("shard: invalid configuration")
-
-// Options configures a Shard. The zero value means the defaults: a 15 s
-// lease, a 10 s renew deadline, a 2 s retry period, and the member's Lease
-// deleted when Run returns.
+// Options configures a Shard. The zero value means the defaults, those of
+// kube/leader (leader.DefaultLeaseDuration and so on): a 15 s lease, a
+// 10 s renew deadline, a 2 s retry period, and the member's Lease deleted
+// when Run returns.
 type Options struct {
 	// LeaseDuration is how long the other members wait, after they last
 	// saw this member's Lease change, before they delete it and take its
 	// keys. It is written to the Lease rounded up to whole seconds. The
-	// default is DefaultLeaseDuration.
+	// default is 15 s.
 	LeaseDuration time.Duration
 	// RenewDeadline is how long this member may start and run work after
 	// it sent its last successful renewal: then the contexts of its
 	// running work are cancelled and it starts nothing until it renews
 	// again. It must be shorter than LeaseDuration; the difference is the
-	// time running work has to return. The default is
-	// DefaultRenewDeadline.
+	// time running work has to return. The default is 10 s.
 	RenewDeadline time.Duration
 	// RetryPeriod is the time between two renewals of this member's Lease,
 	// each followed by a read of the group's Leases. It must be shorter
-	// than RenewDeadline. The default is DefaultRetryPeriod.
+	// than RenewDeadline. The default is 2 s.
 	RetryPeriod time.Duration
 	// KeepLease leaves this member's Lease to expire when Run returns, as
 	// if the process had crashed. By default Run deletes it once no work

@@ -12,15 +12,6 @@ import (
 	"github.com/typedcache/typedcache/kube/internal/lease"
 )
 
-// ErrFenced is the cause of the end of a work context when this member
-// stopped being a live member: it did not renew its Lease within the
-// renew deadline, or found it deleted by the others.
-var ErrFenced = errors.New("shard: no longer a live member")
-
-// ErrRunning is returned by Run when another call to Run of the same Shard
-// has not returned yet.
-var ErrRunning = errors.New("shard: Run is already running")
-
 // Shard is one replica's membership in a group that shares the keys of
 // its work queues. Its methods are safe for simultaneous use by multiple
 // goroutines, but only one Run may be in progress at a time.

@@ -6,13 +6,9 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/typedcache/typedcache/kube/internal/lease"
+	"github.com/typedcache/typedcache/kube/internal/worklog"
 	"github.com/typedcache/typedcache/kube/shard"
-)
-
-const (
-	leaseDuration = shard.DefaultLeaseDuration
-	renewDeadline = shard.DefaultRenewDeadline
-	retryPeriod   = shard.DefaultRetryPeriod
 )
 
 // TestSpread: three members share the keys; every key is processed, each
@@ -28,17 +24,17 @@ func TestSpread(t *testing.T) {
 		synctest.Wait()
 		w.check()
 		by := map[string]string{}
-		for _, sp := range w.spans {
-			if sp.start.Before(touched) {
+		for _, sp := range w.log.Spans() {
+			if sp.Start.Before(touched) {
 				continue // members joined one by one before
 			}
-			if prev, ok := by[sp.key]; ok && prev != sp.replica {
-				t.Errorf("%s processed by %s and %s with no change of members", sp.key, prev, sp.replica)
+			if prev, ok := by[sp.Key]; ok && prev != sp.Replica {
+				t.Errorf("%s processed by %s and %s with no change of members", sp.Key, prev, sp.Replica)
 			}
-			by[sp.key] = sp.replica
+			by[sp.Key] = sp.Replica
 		}
 		for _, r := range rs {
-			if n := len(w.ownedBy(r.id)); n < 15 {
+			if n := len(w.log.LastBy(r.id)); n < 15 {
 				t.Errorf("%s processed %d of 90 keys, want about a third", r.id, n)
 			}
 			if got := r.sh.Members(); !slices.Equal(got, []string{"a", "b", "c"}) {
@@ -48,62 +44,48 @@ func TestSpread(t *testing.T) {
 	})
 }
 
-// TestCrash: a member stops without deleting its Lease, as a crashed
-// process would. The others take its keys once its Lease has gone
-// unrenewed for a lease duration (they delete it), within a few retry
-// periods more, and every key converges.
-func TestCrash(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		keep := shard.Options{KeepLease: true}
-		w := newWorld(t, 90, keep, 100*time.Millisecond)
-		a, b, c := w.start("a", keep), w.start("b", keep), w.start("c", keep)
-		time.Sleep(time.Minute)
-		lost := w.ownedBy("c")
-		crash := time.Now()
-		if err := c.stop(); err != nil {
-			t.Errorf("c: Run = %v, want nil", err)
-		}
-		w.touch(w.keys, a, b)
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		w.check()
-		_, first := w.handoff("c", lost, crash)
-		wait := first.Sub(crash)
-		t.Logf("c's %d keys waited %v after the crash", len(lost), wait)
-		if wait < leaseDuration-retryPeriod || wait > leaseDuration+4*retryPeriod {
-			t.Errorf("c's keys were taken %v after the crash, want within [%v, %v]", wait, leaseDuration-retryPeriod, leaseDuration+4*retryPeriod)
-		}
-		if got := w.store.names(); !slices.Equal(got, []string{"ctl-a", "ctl-b"}) {
-			t.Errorf("Leases after the crash: %v, want c's deleted", got)
-		}
-	})
-}
-
-// TestLeave: a member that stops deletes its Lease once its work has
-// ended, and the others take its keys within a couple of retry periods.
-func TestLeave(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, 90, shard.Options{}, 100*time.Millisecond)
-		a, b, c := w.start("a", shard.Options{}), w.start("b", shard.Options{}), w.start("c", shard.Options{})
-		time.Sleep(time.Minute)
-		lost := w.ownedBy("c")
-		stop := time.Now()
-		if err := c.stop(); err != nil {
-			t.Errorf("c: Run = %v, want nil", err)
-		}
-		if got := w.store.names(); slices.Contains(got, "ctl-c") {
-			t.Errorf("c's Lease is still there after Run returned: %v", got)
-		}
-		w.touch(w.keys, a, b)
-		time.Sleep(time.Minute)
-		synctest.Wait()
-		w.check()
-		_, first := w.handoff("c", lost, stop)
-		t.Logf("c's %d keys waited %v after it left", len(lost), first.Sub(stop))
-		if wait := first.Sub(stop); wait > 3*retryPeriod {
-			t.Errorf("c's keys were taken %v after it left, want at most %v", wait, 3*retryPeriod)
-		}
-	})
+// TestStop: a member stops. If it leaves (Run deletes its Lease once its
+// work has ended) the others take its keys within a few retry periods; if
+// it crashes (KeepLease), once its Lease has gone unrenewed for a lease
+// duration and they deleted it, within a few retry periods more. Every
+// key converges.
+func TestStop(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		opts     shard.Options
+		min, max time.Duration // the wait of its keys
+	}{
+		{"leave", shard.Options{}, 0, 3 * lease.DefaultRetryPeriod},
+		{"crash", shard.Options{KeepLease: true}, lease.DefaultLeaseDuration - lease.DefaultRetryPeriod, lease.DefaultLeaseDuration + 4*lease.DefaultRetryPeriod},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				w := newWorld(t, 90, tc.opts, 100*time.Millisecond)
+				a, b, c := w.start("a", tc.opts), w.start("b", tc.opts), w.start("c", tc.opts)
+				time.Sleep(time.Minute)
+				lost := w.log.LastBy("c")
+				stop := time.Now()
+				if err := c.stop(); err != nil {
+					t.Errorf("c: Run = %v, want nil", err)
+				}
+				w.touch(w.keys, a, b)
+				time.Sleep(time.Minute)
+				synctest.Wait()
+				w.check()
+				waits := worklog.Waits(w.log.FirstStarts(lost, func(r string) bool { return r != "c" }, stop), stop)
+				if len(waits) != len(lost) {
+					t.Fatalf("%d of c's %d keys were taken", len(waits), len(lost))
+				}
+				t.Logf("c's %d keys waited %v to %v", len(lost), waits[0], waits[len(waits)-1])
+				if waits[0] < tc.min || waits[0] > tc.max {
+					t.Errorf("c's keys were taken %v after it stopped, want within [%v, %v]", waits[0], tc.min, tc.max)
+				}
+				if got := w.store.names(); !slices.Equal(got, []string{"ctl-a", "ctl-b"}) {
+					t.Errorf("Leases after c stopped: %v, want c's deleted", got)
+				}
+			})
+		})
+	}
 }
 
 // TestJoin: a member joins while the keys are being processed. The keys
@@ -115,7 +97,7 @@ func TestJoin(t *testing.T) {
 		a, b := w.start("a", shard.Options{}), w.start("b", shard.Options{})
 		time.Sleep(30 * time.Second)
 		w.touch(w.keys, a, b)
-		time.Sleep(retryPeriod / 2)
+		time.Sleep(lease.DefaultRetryPeriod / 2)
 		join := time.Now()
 		c := w.start("c", shard.Options{})
 		time.Sleep(2 * time.Minute)
@@ -123,13 +105,16 @@ func TestJoin(t *testing.T) {
 		time.Sleep(2 * time.Minute)
 		synctest.Wait()
 		w.check()
-		gained := w.ownedBy("c")
+		gained := w.log.LastBy("c")
 		if len(gained) < 15 {
 			t.Errorf("c processed %d of 90 keys, want about a third", len(gained))
 		}
-		first := w.firstStart("c", join)
-		t.Logf("c joined and started its first key %v later", first.Sub(join))
-		if wait := first.Sub(join); wait > 3*time.Second+3*retryPeriod {
+		waits := worklog.Waits(w.log.FirstStarts(gained, func(r string) bool { return r == "c" }, join), join)
+		if len(waits) == 0 {
+			t.Fatal("c processed nothing")
+		}
+		t.Logf("c joined and started its first key %v later", waits[0])
+		if wait := waits[0]; wait > 3*time.Second+3*lease.DefaultRetryPeriod {
 			t.Errorf("c started its first key %v after it joined, want at most the running work (3s) and three retry periods", wait)
 		}
 	})
@@ -146,8 +131,8 @@ func TestPartition(t *testing.T) {
 		a, b, c := w.start("a", shard.Options{}), w.start("b", shard.Options{}), w.start("c", shard.Options{})
 		time.Sleep(time.Minute)
 		w.touch(w.keys, a, b, c)
-		time.Sleep(retryPeriod / 2)
-		lost := w.ownedBy("c")
+		time.Sleep(lease.DefaultRetryPeriod / 2)
+		lost := w.log.LastBy("c")
 		cut := time.Now()
 		c.link.down.Store(true)
 		time.Sleep(time.Minute)
@@ -159,12 +144,15 @@ func TestPartition(t *testing.T) {
 		time.Sleep(3 * time.Minute) // c works on its keys alone, 4 s each with 2 workers
 		synctest.Wait()
 		w.check()
-		_, first := w.handoff("c", lost, cut)
-		t.Logf("c cut off; its keys were taken %v later", first.Sub(cut))
-		if wait := first.Sub(cut); wait < leaseDuration-retryPeriod {
-			t.Errorf("c's keys were taken %v after it was cut off, before its Lease can have expired", wait)
+		waits := worklog.Waits(w.log.FirstStarts(lost, func(r string) bool { return r != "c" }, cut), cut)
+		if len(waits) == 0 {
+			t.Fatal("no other replica took c's keys")
 		}
-		if len(w.ownedBy("c")) == 0 {
+		t.Logf("c cut off; its keys were taken %v later", waits[0])
+		if waits[0] < lease.DefaultLeaseDuration-lease.DefaultRetryPeriod {
+			t.Errorf("c's keys were taken %v after it was cut off, before its Lease can have expired", waits[0])
+		}
+		if len(w.log.LastBy("c")) == 0 {
 			t.Errorf("c processed nothing after it came back")
 		}
 		if got := c.sh.Members(); !slices.Equal(got, []string{"a", "b", "c"}) {
