@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -12,73 +11,9 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes"
 
-	"github.com/typedcache/typedcache/informer"
-	"github.com/typedcache/typedcache/kube"
 	"github.com/typedcache/typedcache/kube/internal/worklog"
 	"github.com/typedcache/typedcache/kube/shard"
-	"github.com/typedcache/typedcache/queue"
 )
-
-// shardReplica is one replica of the controller: its own client, informer,
-// queue and Shard.
-type shardReplica struct {
-	id string
-	// stop ends the replica's Run, once, and returns its result.
-	stop func() error
-}
-
-// startShardReplica starts a replica of a controller that copies each
-// ConfigMap's data "want" to "done".
-func startShardReplica(t *testing.T, c *cluster, ns, id string, opts shard.Options, log *worklog.Log) *shardReplica {
-	t.Helper()
-	cs := c.client(t, nil)
-	factory := informer.NewFactory(informer.FactoryOptions{})
-	cms := kube.For[*corev1.ConfigMap](factory, cs.CoreV1().ConfigMaps(ns))
-	q := queue.NewTypedRateLimitingQueue(queue.DefaultTypedControllerRateLimiter[string](), queue.Options{})
-	enqueue := func(cm *corev1.ConfigMap) { q.Add(key(cm)) }
-	if _, err := cms.AddEventHandler(informer.HandlerFuncs[*corev1.ConfigMap]{
-		AddFunc:    func(cm *corev1.ConfigMap, _ bool) { enqueue(cm) },
-		UpdateFunc: func(_, cm *corev1.ConfigMap) { enqueue(cm) },
-	}); err != nil {
-		t.Fatalf("AddEventHandler: %v", err)
-	}
-	sh, err := shard.New(cs.CoordinationV1().Leases(ns), "shard-test", id, opts)
-	if err != nil {
-		t.Fatalf("shard.New: %v", err)
-	}
-	work, err := shard.NewWork(sh, q, func(k string) string { return k }, cms.Cache().Keys())
-	if err != nil {
-		t.Fatalf("shard.NewWork: %v", err)
-	}
-	reconcile := func(ctx context.Context, k string) (queue.Result, error) {
-		sp := log.Begin(id, k)
-		defer log.End(sp)
-		cm, ok := cms.Cache().GetByKey(k)
-		if !ok || cm.Data["done"] == cm.Data["want"] {
-			return queue.Result{}, nil
-		}
-		cm = cm.DeepCopy()
-		cm.Data["done"] = cm.Data["want"]
-		_, err := cs.CoreV1().ConfigMaps(cm.Namespace).Update(ctx, cm, metav1.UpdateOptions{})
-		return queue.Result{}, err // a conflict: a newer version is on its way
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	r := &shardReplica{id: id, stop: sync.OnceValue(func() error { cancel(); return <-done })}
-	go func() {
-		done <- sh.Run(ctx, func(ctx context.Context) error {
-			defer q.ShutDown()
-			factory.Start(ctx)
-			defer factory.Shutdown()
-			if err := factory.WaitForSync(ctx); err != nil {
-				return err
-			}
-			return q.Run(ctx, work.Process(reconcile), queue.RunOptions[string]{Workers: 4})
-		})
-	}()
-	t.Cleanup(func() { r.stop() })
-	return r
-}
 
 // setWant sets data "want" of every ConfigMap of ns to gen.
 func setWant(t *testing.T, cs kubernetes.Interface, ns string, n, gen int) {
@@ -148,7 +83,8 @@ func TestShardCrashAndJoin(t *testing.T) {
 	keep.KeepLease = true
 	var rs []*shardReplica
 	for i := range 3 {
-		rs = append(rs, startShardReplica(t, c, ns, fmt.Sprintf("replica-%d", i), keep, log))
+		id := fmt.Sprintf("replica-%d", i)
+		rs = append(rs, startShardReplica(t, c, replicaSpec{ns: ns, group: "shard-test", id: id, opts: keep, workers: 4, reconcile: copyWant(id, log)}))
 	}
 	began := time.Now()
 	waitConverged(t, cs, ns, n, 1, p)
@@ -177,7 +113,7 @@ func TestShardCrashAndJoin(t *testing.T) {
 
 	// A new replica joins, and every object changes again.
 	join := time.Now()
-	joiner := startShardReplica(t, c, ns, "replica-3", opts, log)
+	joiner := startShardReplica(t, c, replicaSpec{ns: ns, group: "shard-test", id: "replica-3", opts: opts, workers: 4, reconcile: copyWant("replica-3", log)})
 	setWant(t, cs, ns, n, 3)
 	waitConverged(t, cs, ns, n, 3, p)
 	gained := log.LastBy(joiner.id)
