@@ -36,6 +36,9 @@ type member struct {
 	// rejoin is set when the Lease was lost: it is written again only
 	// once no work runs.
 	rejoin bool
+	// listed is when the last successful list of the group's Leases
+	// was sent; zero before the first.
+	listed time.Time
 	// seen records, per Lease name, when this member first saw the
 	// version of another member's Lease it last saw.
 	seen map[string]*lease.Seen
@@ -89,8 +92,17 @@ func (m *member) adoptable() bool {
 // found deleted or changed by another party ends the term: this member
 // starts nothing until all its work has ended and it has written its
 // Lease again.
+//
+// It writes nothing before the first successful list (it has no ack to
+// publish yet), nor while it has not listed the group for a renew
+// deadline: a member that cannot read the others' Leases cannot see
+// joiners and acknowledge them, so it lets its Lease expire rather than
+// hold keys they wait for.
 func (m *member) write(ctx context.Context) bool {
 	s := m.s
+	if m.listed.IsZero() || time.Since(m.listed) > s.timings.RenewDeadline {
+		return false
+	}
 	s.mu.Lock()
 	ack := s.adopted
 	if s.target != nil && s.readyLocked() {

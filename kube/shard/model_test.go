@@ -2,6 +2,7 @@ package shard_test
 
 import (
 	"fmt"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -15,8 +16,10 @@ import (
 // by at most one replica at any instant, and once the group is left
 // alone every key reaches its desired state.
 //
-// Each byte is one step: its low three bits pick the operation, the rest
-// how long (in seconds, bubble time) to wait after it.
+// Each byte is one step: its low three bits pick the operation, the rest,
+// a number from 0 to 31, how long (in seconds, bubble time) to wait after
+// it and, for operations on a replica, which one (and how its link
+// fails).
 func FuzzMembership(f *testing.F) {
 	for _, seed := range []string{
 		"\x00\x00\x00\x44\x21\x83\x23",         // three join, one crashes, one is cut off and back
@@ -24,6 +27,8 @@ func FuzzMembership(f *testing.F) {
 		"\x00\x00\x00\x03\x13\x03\x1b\x04\x04", // a member flaps: cut off and back, twice
 		"\x00\x00\x01\x01\x00\x00\x04",         // all crash, then two join
 		"\x00\x00\x0b\x00\x3c\x00\x04\x0d",     // writes that take effect unseen, while one joins
+		"\x00\x00\x00\x13\x00\xfd\x04\x05",     // one cannot list while another joins
+		"\x00\x00\x00\x44\x21\x50\x33",         // a crash, a join, and the joiner cut off for 6 s
 	} {
 		f.Add([]byte(seed))
 	}
@@ -35,7 +40,7 @@ func FuzzMembership(f *testing.F) {
 			w := newWorld(t, 30, shard.Options{}, 3*time.Second)
 			var live []*replica
 			next := 0
-			pick := func(b byte) *replica { return live[int(b>>3)%len(live)] }
+			pick := func(b byte) *replica { return live[int(b>>3)/3%len(live)] }
 			for _, b := range steps {
 				switch b & 7 {
 				case 0, 6: // a replica joins; every other one crashes instead of leaving
@@ -49,18 +54,14 @@ func FuzzMembership(f *testing.F) {
 						r.stop()
 						live = remove(live, r)
 					}
-				case 3: // a replica is cut off from the server, or loses the responses
+				case 3: // a replica is cut off from the server, loses the responses, or cannot list
 					if len(live) > 0 {
-						if r := pick(b); b&8 == 0 {
-							r.link.down.Store(true)
-						} else {
-							r.link.lossy.Store(true)
-						}
+						l := pick(b).link
+						[]*atomic.Bool{&l.down, &l.lossy, &l.blind}[int(b>>3)%3].Store(true)
 					}
 				case 4: // every link works again
 					for _, r := range live {
-						r.link.down.Store(false)
-						r.link.lossy.Store(false)
+						r.link.heal()
 					}
 				case 5, 7: // the objects change
 					w.touch(w.keys, live...)
@@ -68,8 +69,7 @@ func FuzzMembership(f *testing.F) {
 				time.Sleep(time.Duration(b>>3) * time.Second)
 			}
 			for _, r := range live {
-				r.link.down.Store(false)
-				r.link.lossy.Store(false)
+				r.link.heal()
 			}
 			if len(live) == 0 {
 				live = append(live, w.start(fmt.Sprintf("r%d", next), shard.Options{}))

@@ -142,9 +142,8 @@ func (s *Shard) startableLocked(key string) bool {
 }
 
 // finish records the end of work on key begun by start, and reports
-// whether the work's term ended while it ran. If so and park is not nil,
-// park runs under the lock.
-func (s *Shard) finish(key string, wctx context.Context, park func()) bool {
+// whether the work's term ended while it ran.
+func (s *Shard) finish(key string, wctx context.Context) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.inflight[key]--; s.inflight[key] == 0 {
@@ -154,11 +153,7 @@ func (s *Shard) finish(key string, wctx context.Context, park func()) bool {
 		default:
 		}
 	}
-	fenced := errors.Is(context.Cause(wctx), ErrFenced)
-	if fenced && park != nil {
-		park()
-	}
-	return fenced
+	return errors.Is(context.Cause(wctx), ErrFenced)
 }
 
 // readyLocked reports whether no work runs on a key this member does not

@@ -160,3 +160,50 @@ func TestPartition(t *testing.T) {
 		}
 	})
 }
+
+// TestBlindMember: a member that can renew its Lease but not list the
+// group cannot see a joiner, so it would hold the keys the joiner waits
+// for; it stops renewing after a renew deadline without a list, the
+// others delete its Lease, and the joiner gets its keys.
+func TestBlindMember(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, 90, shard.Options{}, 100*time.Millisecond)
+		a, b, c := w.start("a", shard.Options{}), w.start("b", shard.Options{}), w.start("c", shard.Options{})
+		time.Sleep(time.Minute)
+		c.link.blind.Store(true)
+		d := w.start("d", shard.Options{})
+		w.touch(w.keys, a, b, c, d)
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		w.check()
+		if len(w.log.LastBy("d")) == 0 {
+			t.Errorf("d processed nothing while c could not list")
+		}
+		if got := w.store.names(); slices.Contains(got, "ctl-c") {
+			t.Errorf("c's Lease is still there: %v", got)
+		}
+	})
+}
+
+// TestFencedWorkResumes: a member cut off for a little longer than its
+// renew deadline is fenced while work runs (work that ignores its
+// context and fails late); once the link is back it renews its Lease,
+// which the others had not yet deleted, and that work is done again.
+func TestFencedWorkResumes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newWorld(t, 90, shard.Options{}, 5*time.Second)
+		a, b, c := w.start("a", shard.Options{}), w.start("b", shard.Options{}), w.start("c", shard.Options{})
+		time.Sleep(time.Minute)
+		w.touch(w.keys, a, b, c) // c works for over a minute
+		time.Sleep(3 * time.Second)
+		c.link.down.Store(true)
+		time.Sleep(lease.DefaultRenewDeadline) // fenced (its work still running), not yet deleted
+		c.link.heal()
+		time.Sleep(3 * time.Minute)
+		synctest.Wait()
+		w.check()
+		if got := w.store.names(); !slices.Contains(got, "ctl-c") {
+			t.Errorf("c's Lease was deleted: %v; the test wants it fenced but kept", got)
+		}
+	})
+}

@@ -104,11 +104,20 @@ func (s *leaseStore) names() []string {
 
 // link is one replica's connection to the store; while down, every
 // request fails before reaching it; while lossy, every request takes
-// effect but its response is lost (the client sees an error).
+// effect but its response is lost (the client sees an error); while
+// blind, lists fail and other requests work.
 type link struct {
 	s     *leaseStore
 	down  atomic.Bool
 	lossy atomic.Bool
+	blind atomic.Bool
+}
+
+// heal makes every request work again.
+func (l *link) heal() {
+	l.down.Store(false)
+	l.lossy.Store(false)
+	l.blind.Store(false)
 }
 
 // client returns a Lease client, client-go's fake, whose requests go
@@ -116,7 +125,7 @@ type link struct {
 func (l *link) client() coordinationv1client.LeaseInterface {
 	cs := fake.NewClientset()
 	cs.PrependReactor("*", "leases", func(a k8stesting.Action) (bool, runtime.Object, error) {
-		if l.down.Load() {
+		if l.down.Load() || l.blind.Load() && a.GetVerb() == "list" {
 			return true, nil, errors.New("connection refused")
 		}
 		obj, err := l.s.serve(a)

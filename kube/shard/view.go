@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -24,10 +25,12 @@ func (m *member) list(ctx context.Context) {
 	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(ctx, s.timings.RenewDeadline)
 	defer cancel()
+	sent := time.Now()
 	ls, err := s.leases.List(ctx, metav1.ListOptions{LabelSelector: GroupLabel + "=" + s.group})
 	if err != nil {
 		return
 	}
+	m.listed = sent
 	view := members{s.identity}
 	var acks []members
 	names := make(map[string]bool, len(ls.Items))
@@ -89,8 +92,9 @@ func (m *member) remove(ctx context.Context, l *coordinationv1.Lease) bool {
 	return false
 }
 
-// announce tells the works to retry their parked keys when a term began
-// or the acks changed since it last did.
+// announce tells the works to retry their parked keys when what decides
+// whether a key may start changed since it last did: a term began, or an
+// ack changed.
 func (m *member) announce() {
 	s := m.s
 	s.mu.Lock()
@@ -98,8 +102,10 @@ func (m *member) announce() {
 		s.mu.Unlock()
 		return
 	}
+	// Every input of startableLocked but the term's end (which clears
+	// s.term) and the snapshot's validity (checked above).
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d|%s|%s", s.terms, s.adopted, s.target)
+	fmt.Fprintf(&b, "%d|%s|%s|%t:%s", s.terms, s.adopted, s.target, s.uncertain, s.pending)
 	for _, a := range s.snap.acks {
 		b.WriteString("|" + a.String())
 	}

@@ -61,8 +61,9 @@ func NewWork[K comparable](s *Shard, q *queue.TypedRateLimitingQueue[K], key fun
 //     members' acks or this member's term change;
 //   - otherwise reconcile runs, with a context that also ends when this
 //     member stops being a live member (its cause wraps ErrFenced); an
-//     error it returns after such an end parks the key instead of being
-//     retried.
+//     error it returns after such an end is not retried with backoff: the
+//     key is queued again at once, to be parked until this member may
+//     start it.
 //
 // The decision and the record that the key's work runs are made together
 // under the Shard's lock, atomically with changes of membership.
@@ -76,11 +77,10 @@ func (w *Work[K]) Process(reconcile func(context.Context, K) (queue.Result, erro
 		}
 		res, err := reconcile(wctx, k)
 		cancel(nil)
-		if err == nil {
-			w.s.finish(name, wctx, nil)
-			return res, nil
-		}
-		if w.s.finish(name, wctx, park) {
+		if w.s.finish(name, wctx) && err != nil {
+			// Its term ended under it: run it again, through this
+			// function, which parks it until this member may.
+			w.q.Add(k)
 			return queue.Result{}, nil
 		}
 		return res, err
