@@ -51,30 +51,36 @@
 // it, and then deletes the Lease with a precondition on that version; a
 // dead member's ack no longer counts once its Lease is gone. A member
 // whose write finds its Lease deleted starts nothing until all its work
-// has ended and it has created its Lease again, as a new member.
+// has ended and it has created its Lease again, as a new member. A member
+// renews its Lease only within a renew deadline of its last successful
+// list: one that cannot read the group cannot acknowledge joiners, so it
+// lets its Lease expire rather than hold the keys they wait for.
 //
 // No key is processed by two members at the same time. Suppose R and J
 // both run work on k at some instant, R having started under its ack A_R
-// (owner k: R) written at w_R and a list L_R sent after w_R, and J
+// (owner of k: R) written at w_R and a list L_R sent after w_R, and J
 // likewise under A_J, w_J and L_J. Writes and quorum reads are
 // linearizable, so L_R came after w_J or L_J came after w_R (if L_R
 // preceded w_J, then w_R < L_R < w_J < L_J); say L_J came after w_R. From
-// w_R until R's work on k ends, every ack R writes has R as k's owner
-// (R writes an ack that gives k away only once its work on k has ended),
-// so L_J showed R's Lease either with such an ack, and J did not start k;
-// or deleted, which needs J or a third member to have seen one version of
-// it unchanged for a lease duration. The deletion is conditional on that
-// version, so R wrote nothing after it; R sent that write before the
+// w_R until R's work on k ends, every ack R writes names R as k's owner:
+// R writes an ack that gives k away only once its work on k has ended,
+// and after a write whose outcome it does not know, it starts only keys
+// it owns under that ack too. So L_J showed R's Lease either with an ack
+// naming R, and J did not start k; or with an ack R wrote after its work
+// on k had ended; or not at all. R deletes its own Lease only once its
+// work has ended; another member deletes it only after seeing one version
+// of it unchanged for a lease duration, with a precondition on that
+// version, so R wrote nothing after it. R sent that write before the
 // observer first saw it, so R's term ended RenewDeadline after the send,
 // at least LeaseDuration-RenewDeadline before the deletion, and R's work
-// had to return within that margin. Either way R's work on k ended before
-// J's began. The argument covers a member that just joined and is unknown
-// to the others (they have not acked a set with it, so it owns nothing
-// under their acks), a member that flaps (each lost write ends its term at
-// its deadline; a member found deleted rejoins as new), changes in quick
-// succession (an ack is written only when no work runs on keys it gives
-// away), and a partitioned member (its term ends at its deadline, before
-// the others can delete its Lease).
+// had to return within that margin. In every case R's work on k ended
+// before J's began. The argument covers a member that just joined and is
+// unknown to the others (they have not acked a set with it, so it owns
+// nothing under their acks), a member that flaps (each lost write ends
+// its term at its deadline; a member found deleted rejoins as new),
+// changes in quick succession (an ack is written only when no work runs
+// on keys it gives away), and a partitioned member (its term ends at its
+// deadline, before the others can delete its Lease).
 //
 // The promise therefore assumes what kube/leader assumes: clocks that run
 // at nearly the same rate (the margin LeaseDuration-RenewDeadline covers
@@ -87,8 +93,7 @@
 // target changes are queued from the iterator given to NewWork, and keys
 // it parked are queued again when the acks change. A key is held up while
 // a member that owned it under an older set still has work on it, and
-// until every live member has acked a set under which it moves. Timings,
-// with n the number of retry periods a step takes:
+// until every live member has acked a set under which it moves. Timings:
 //
 //   - a member leaves (Run returns, its Lease deleted): its keys are taken
 //     within about two retry periods;
@@ -111,7 +116,7 @@
 //
 // Each member makes two requests per retry period (its renewal and the
 // list of the group's few Leases), plus one delete per dead member. The
-// check before each key is one hash per member and distinct ack. What
+// check before each key is one hash per member for each distinct ack. What
 // sharding divides is the work: reconciles run on one member each, so with
 // a reconcile that waits on I/O, throughput grows with the number of
 // members until the API server or a shared dependency is the limit. What
@@ -128,13 +133,14 @@
 // (another returns ErrRunning). Run runs one goroutine for the membership
 // loop and returns after fn has returned and the loop has stopped. The
 // Works' methods that queue keys are called from that loop, never under
-// a lock; the iterator given to NewWork runs there too.
+// a lock; the iterator given to NewWork runs there too, and delays the
+// next renewal while it runs, so it should only walk a cache.
 //
-// # Differences from other approaches
+// # Differences from client-go
 //
-// client-go has no sharding. controller-runtime elects one active replica.
-// Label-based sharding (a label per object naming its shard) needs a
-// component that writes the labels and moves them; here the assignment is
-// computed from the keys and the membership alone and no object is
-// written.
+// client-go has no sharding, and controller-runtime elects one active
+// replica. Sharding by label (a label on each object names its shard, as
+// some projects do) needs a component that writes the labels and moves
+// them when replicas come and go; here the assignment is computed from
+// the keys and the membership alone, and no object is written.
 package shard
