@@ -57,11 +57,11 @@ func FuzzMembership(f *testing.F) {
 				case 3: // a replica is cut off from the server, loses the responses, or cannot list
 					if len(live) > 0 {
 						l := pick(b).link
-						[]*atomic.Bool{&l.down, &l.lossy, &l.blind}[int(b>>3)%3].Store(true)
+						[]*atomic.Bool{&l.Down, &l.Lossy, &l.Blind}[int(b>>3)%3].Store(true)
 					}
 				case 4: // every link works again
 					for _, r := range live {
-						r.link.heal()
+						r.link.Heal()
 					}
 				case 5, 7: // the objects change
 					w.touch(w.keys, live...)
@@ -69,7 +69,7 @@ func FuzzMembership(f *testing.F) {
 				time.Sleep(time.Duration(b>>3) * time.Second)
 			}
 			for _, r := range live {
-				r.link.heal()
+				r.link.Heal()
 			}
 			if len(live) == 0 {
 				live = append(live, w.start(fmt.Sprintf("r%d", next), shard.Options{}))

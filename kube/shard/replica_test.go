@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/typedcache/typedcache/kube/internal/leasetest"
 	"github.com/typedcache/typedcache/kube/internal/worklog"
 	"github.com/typedcache/typedcache/kube/shard"
 	"github.com/typedcache/typedcache/queue"
@@ -18,7 +19,7 @@ import (
 // the desired state of every key and a record of all processing.
 type world struct {
 	t     *testing.T
-	store *leaseStore
+	store *leasetest.Store
 	opts  shard.Options
 	keys  []string
 	work  time.Duration // how long one reconcile takes
@@ -31,7 +32,7 @@ type world struct {
 }
 
 func newWorld(t *testing.T, nkeys int, opts shard.Options, work time.Duration) *world {
-	w := &world{t: t, store: newLeaseStore(), opts: opts, work: work, log: worklog.New(nil),
+	w := &world{t: t, store: leasetest.NewStore(), opts: opts, work: work, log: worklog.New(nil),
 		desired: map[string]int{}, done: map[string]int{}}
 	for i := range nkeys {
 		k := fmt.Sprintf("ns/obj-%03d", i)
@@ -64,10 +65,19 @@ func (w *world) reconcile(replica string) func(context.Context, string) (queue.R
 	}
 }
 
+// threeMembers starts a world of 90 keys whose reconciles take work, and
+// members a, b and c, and lets them settle for a minute.
+func threeMembers(t *testing.T, opts shard.Options, work time.Duration) (w *world, a, b, c *replica) {
+	w = newWorld(t, 90, opts, work)
+	a, b, c = w.start("a", opts), w.start("b", opts), w.start("c", opts)
+	time.Sleep(time.Minute)
+	return w, a, b, c
+}
+
 // replica is one member running a queue of the world's keys.
 type replica struct {
 	id   string
-	link *link
+	link *leasetest.Link
 	sh   *shard.Shard
 	q    *queue.TypedRateLimitingQueue[string]
 	// stop ends the replica's Run, once, and returns its result.
@@ -78,8 +88,8 @@ type replica struct {
 // informer's initial list would, and stops it when the test ends.
 func (w *world) start(id string, opts shard.Options) *replica {
 	w.t.Helper()
-	r := &replica{id: id, link: &link{s: w.store}}
-	sh, err := shard.New(r.link.client(), "ctl", id, opts)
+	r := &replica{id: id, link: leasetest.NewLink(w.store)}
+	sh, err := shard.New(r.link.Client(), "ctl", id, opts)
 	if err != nil {
 		w.t.Fatalf("shard.New: %v", err)
 	}

@@ -15,9 +15,8 @@ import (
 // always by the same member, and all three take part.
 func TestSpread(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, 90, shard.Options{}, 100*time.Millisecond)
-		rs := []*replica{w.start("a", shard.Options{}), w.start("b", shard.Options{}), w.start("c", shard.Options{})}
-		time.Sleep(time.Minute)
+		w, a, b, c := threeMembers(t, shard.Options{}, 100*time.Millisecond)
+		rs := []*replica{a, b, c}
 		touched := time.Now()
 		w.touch(w.keys, rs...)
 		time.Sleep(time.Minute)
@@ -60,9 +59,7 @@ func TestStop(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				w := newWorld(t, 90, tc.opts, 100*time.Millisecond)
-				a, b, c := w.start("a", tc.opts), w.start("b", tc.opts), w.start("c", tc.opts)
-				time.Sleep(time.Minute)
+				w, a, b, c := threeMembers(t, tc.opts, 100*time.Millisecond)
 				lost := w.log.LastBy("c")
 				stop := time.Now()
 				if err := c.stop(); err != nil {
@@ -80,7 +77,7 @@ func TestStop(t *testing.T) {
 				if waits[0] < tc.min || waits[0] > tc.max {
 					t.Errorf("c's keys were taken %v after it stopped, want within [%v, %v]", waits[0], tc.min, tc.max)
 				}
-				if got := w.store.names(); !slices.Equal(got, []string{"ctl-a", "ctl-b"}) {
+				if got := w.store.Names(); !slices.Equal(got, []string{"ctl-a", "ctl-b"}) {
 					t.Errorf("Leases after c stopped: %v, want c's deleted", got)
 				}
 			})
@@ -127,18 +124,16 @@ func TestJoin(t *testing.T) {
 // again and gets its keys back.
 func TestPartition(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, 90, shard.Options{}, 4*time.Second) // long work: it runs into the deadline
-		a, b, c := w.start("a", shard.Options{}), w.start("b", shard.Options{}), w.start("c", shard.Options{})
-		time.Sleep(time.Minute)
+		w, a, b, c := threeMembers(t, shard.Options{}, 4*time.Second) // long work: it runs into the deadline
 		w.touch(w.keys, a, b, c)
 		time.Sleep(lease.DefaultRetryPeriod / 2)
 		lost := w.log.LastBy("c")
 		cut := time.Now()
-		c.link.down.Store(true)
+		c.link.Down.Store(true)
 		time.Sleep(time.Minute)
 		w.touch(w.keys, a, b, c)
 		time.Sleep(time.Minute)
-		c.link.down.Store(false)
+		c.link.Down.Store(false)
 		time.Sleep(time.Minute)
 		w.touch(w.keys, a, b, c)
 		time.Sleep(3 * time.Minute) // c works on its keys alone, 4 s each with 2 workers
@@ -167,10 +162,8 @@ func TestPartition(t *testing.T) {
 // others delete its Lease, and the joiner gets its keys.
 func TestBlindMember(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, 90, shard.Options{}, 100*time.Millisecond)
-		a, b, c := w.start("a", shard.Options{}), w.start("b", shard.Options{}), w.start("c", shard.Options{})
-		time.Sleep(time.Minute)
-		c.link.blind.Store(true)
+		w, a, b, c := threeMembers(t, shard.Options{}, 100*time.Millisecond)
+		c.link.Blind.Store(true)
 		d := w.start("d", shard.Options{})
 		w.touch(w.keys, a, b, c, d)
 		time.Sleep(2 * time.Minute)
@@ -179,7 +172,7 @@ func TestBlindMember(t *testing.T) {
 		if len(w.log.LastBy("d")) == 0 {
 			t.Errorf("d processed nothing while c could not list")
 		}
-		if got := w.store.names(); slices.Contains(got, "ctl-c") {
+		if got := w.store.Names(); slices.Contains(got, "ctl-c") {
 			t.Errorf("c's Lease is still there: %v", got)
 		}
 	})
@@ -191,18 +184,16 @@ func TestBlindMember(t *testing.T) {
 // which the others had not yet deleted, and that work is done again.
 func TestFencedWorkResumes(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		w := newWorld(t, 90, shard.Options{}, 5*time.Second)
-		a, b, c := w.start("a", shard.Options{}), w.start("b", shard.Options{}), w.start("c", shard.Options{})
-		time.Sleep(time.Minute)
+		w, a, b, c := threeMembers(t, shard.Options{}, 5*time.Second)
 		w.touch(w.keys, a, b, c) // c works for over a minute
 		time.Sleep(3 * time.Second)
-		c.link.down.Store(true)
+		c.link.Down.Store(true)
 		time.Sleep(lease.DefaultRenewDeadline) // fenced (its work still running), not yet deleted
-		c.link.heal()
+		c.link.Heal()
 		time.Sleep(3 * time.Minute)
 		synctest.Wait()
 		w.check()
-		if got := w.store.names(); !slices.Contains(got, "ctl-c") {
+		if got := w.store.Names(); !slices.Contains(got, "ctl-c") {
 			t.Errorf("c's Lease was deleted: %v; the test wants it fenced but kept", got)
 		}
 	})
