@@ -8,7 +8,7 @@
 // only the keys it gains or had.
 //
 //	sh, err := shard.New(cs.CoordinationV1().Leases(ns), "my-controller", podName, shard.Options{})
-//	work, err := shard.NewWork(sh, q, keyString, informer.Cache().Keys())
+//	work, err := shard.NewWork(sh, q, keyString, pods.Cache().Keys())
 //	err = sh.Run(ctx, func(ctx context.Context) error {
 //		return q.Run(ctx, work.Process(reconcile), queue.RunOptions[K]{Workers: 2})
 //	})
