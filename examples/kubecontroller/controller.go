@@ -15,6 +15,7 @@ import (
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/kube"
+	"github.com/typedcache/typedcache/kube/shard"
 	"github.com/typedcache/typedcache/queue"
 )
 
@@ -87,10 +88,35 @@ func (c *controller) enqueueUsersOf(configMapKey string) {
 	}
 }
 
-// run processes the queue with workers goroutines until ctx ends.
-func (c *controller) run(ctx context.Context, workers int) error {
+// run processes the queue with workers goroutines until ctx ends. With a
+// Shard, only the Deployments this replica owns are reconciled, and only
+// while no other replica can be reconciling them.
+func (c *controller) run(ctx context.Context, workers int, sh *shard.Shard) error {
 	defer c.queue.ShutDown()
-	return c.queue.Run(ctx, c.reconcile, queue.RunOptions[deploymentKey]{Workers: workers, ErrorLevel: errorLevel})
+	opts := queue.RunOptions[deploymentKey]{Workers: workers, ErrorLevel: errorLevel}
+	if sh == nil {
+		return c.queue.Run(ctx, c.reconcile, opts)
+	}
+	work, err := shard.NewWork(sh, c.queue, deploymentKey.String, c.deploymentKeys)
+	if err != nil {
+		return err
+	}
+	return sh.Run(ctx, func(ctx context.Context) error {
+		return c.queue.Run(ctx, work.Process(c.reconcile), opts)
+	})
+}
+
+// String returns the key as namespace/name: the name the Shard hashes.
+func (k deploymentKey) String() string { return keys.Join(k.namespace, k.name) }
+
+// deploymentKeys yields the key of every cached Deployment: the keys a
+// replica queues when it gains some.
+func (c *controller) deploymentKeys(yield func(deploymentKey) bool) {
+	for _, d := range c.deployments.Cache().All() {
+		if !yield(deploymentKey{d.Namespace, d.Name}) {
+			return
+		}
+	}
 }
 
 // errorLevel logs conflicts at Debug: another writer changed the Deployment

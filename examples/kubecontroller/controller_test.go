@@ -21,12 +21,19 @@ import (
 // TYPEDCACHE_KUBECONFIG (scripts/kube-apiserver/ci starts one) and checks
 // that it stamps a Deployment when it starts, again when its ConfigMap
 // changes and when it is deleted, and leaves alone a Deployment that uses
-// no ConfigMap.
+// no ConfigMap: alone, and as three sharded replicas (-replicas 3), which
+// delete their Leases when they stop.
 func TestControllerAgainstServer(t *testing.T) {
 	kubeconfig := os.Getenv("TYPEDCACHE_KUBECONFIG")
 	if kubeconfig == "" {
 		t.Skip("TYPEDCACHE_KUBECONFIG is not set: skipping the real-server test")
 	}
+	for _, replicas := range []int{0, 3} {
+		t.Run(fmt.Sprintf("replicas=%d", replicas), func(t *testing.T) { testAgainstServer(t, kubeconfig, replicas) })
+	}
+}
+
+func testAgainstServer(t *testing.T, kubeconfig string, replicas int) {
 	cfg, err := restConfig(kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +67,7 @@ func TestControllerAgainstServer(t *testing.T) {
 	defer w.Stop()
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- run(runCtx, kubeconfig, ns, 2, slog.New(failOnMutation{t})) }()
+	go func() { done <- run(runCtx, kubeconfig, ns, 2, replicas, slog.New(failOnMutation{t})) }()
 
 	first := waitForHash(t, w, "", "after start")
 	cm.Data["greeting"] = "bonjour"
@@ -79,6 +86,13 @@ func TestControllerAgainstServer(t *testing.T) {
 	stop()
 	if err := <-done; err != nil {
 		t.Errorf("run: %v", err)
+	}
+	leases, err := client.CoordinationV1().Leases(ns).List(ctx, metav1.ListOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(leases.Items); n != 0 {
+		t.Errorf("%d Leases left after the replicas stopped, want them deleted", n)
 	}
 }
 

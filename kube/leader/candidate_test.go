@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/typedcache/typedcache/kube/internal/leasetest"
 	"github.com/typedcache/typedcache/kube/leader"
 )
 
@@ -20,7 +21,7 @@ type term struct {
 // candidate runs one Elector's Run on its own goroutine.
 type candidate struct {
 	id     string
-	link   *link
+	link   *leasetest.Link
 	cancel context.CancelFunc
 	done   chan error // receives Run's result
 
@@ -30,10 +31,10 @@ type candidate struct {
 }
 
 // startCandidate starts Run for id over its own link to s.
-func startCandidate(t *testing.T, s *store, id string, opts leader.Options) *candidate {
+func startCandidate(t *testing.T, s *leasetest.Store, id string, opts leader.Options) *candidate {
 	t.Helper()
-	c := &candidate{id: id, link: &link{s: s}, done: make(chan error, 1), started: make(chan struct{})}
-	el, err := leader.New(c.link.client(), "lease", id, opts)
+	c := &candidate{id: id, link: leasetest.NewLink(s), done: make(chan error, 1), started: make(chan struct{})}
+	el, err := leader.New(c.link.Client(), "lease", id, opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

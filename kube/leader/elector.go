@@ -8,6 +8,8 @@ import (
 	"time"
 
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+
+	"github.com/typedcache/typedcache/kube/internal/lease"
 )
 
 // ErrLost is wrapped by the error Run returns when this candidate stopped
@@ -97,7 +99,7 @@ func (c *campaign) acquire(ctx context.Context) (time.Time, bool) {
 		if res := c.try(ctx, false); res.held && time.Since(res.sent) < c.e.opts.RenewDeadline {
 			return res.sent, true
 		}
-		if !sleep(ctx, c.e.opts.RetryPeriod) {
+		if !lease.Sleep(ctx, c.e.opts.RetryPeriod) {
 			return time.Time{}, false
 		}
 	}
@@ -108,7 +110,7 @@ func (c *campaign) acquire(ctx context.Context) (time.Time, bool) {
 func (c *campaign) lead(ctx context.Context, sent time.Time, fn func(context.Context) error) error {
 	leadCtx, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
-	w := newWatchdog(sent, c.e.opts.RenewDeadline, stop)
+	w := lease.NewWatchdog(sent, c.e.opts.RenewDeadline, stop, ErrLost)
 	fnDone := make(chan error, 1)
 	go func() { fnDone <- fn(leadCtx) }()
 
@@ -128,16 +130,16 @@ renew:
 		}
 		// The request is abandoned when leadership ends, and at the
 		// latest at the renew deadline, after which it cannot help.
-		reqCtx, cancel := context.WithDeadline(leadCtx, w.due())
+		reqCtx, cancel := context.WithDeadline(leadCtx, w.Due())
 		res := c.try(reqCtx, true)
 		cancel()
 		switch {
 		case res.held:
-			w.renewed(res.sent)
+			w.Renewed(res.sent)
 		case res.takenBy != "":
 			stop(fmt.Errorf("%w: the Lease is held by %q", ErrLost, res.takenBy))
 		default:
-			w.failed(res.err)
+			w.Failed(res.err)
 		}
 		tick.Reset(c.e.opts.RetryPeriod)
 	}
@@ -145,7 +147,7 @@ renew:
 	if !returned {
 		fnErr = <-fnDone
 	}
-	w.stop()
+	w.Stop()
 
 	if cause := context.Cause(leadCtx); errors.Is(cause, ErrLost) {
 		return errors.Join(cause, fnErr)
@@ -158,16 +160,4 @@ renew:
 		fnErr = nil // ctx ended: the function's error is its reaction to that
 	}
 	return errors.Join(fnErr, relErr)
-}
-
-// sleep waits for d or for the end of ctx, and reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

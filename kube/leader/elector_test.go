@@ -7,6 +7,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/typedcache/typedcache/kube/internal/leasetest"
 	"github.com/typedcache/typedcache/kube/leader"
 )
 
@@ -22,7 +23,7 @@ const (
 // within one retry period.
 func TestAcquireRenewRelease(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := &store{}
+		s := leasetest.NewStore()
 		t0 := time.Now()
 		a := startCandidate(t, s, "a", leader.Options{})
 		<-a.started
@@ -36,7 +37,7 @@ func TestAcquireRenewRelease(t *testing.T) {
 		if !a.leading() || b.leading() {
 			t.Fatalf("after a minute: a leading %v, b leading %v; want a only", a.leading(), b.leading())
 		}
-		if n, want := s.count("a"), int(time.Minute/retryPeriod); n < want {
+		if n, want := s.Count("lease", "a"), int(time.Minute/retryPeriod); n < want {
 			t.Errorf("a wrote the Lease %d times in a minute, want at least %d (one per retry period)", n, want)
 		}
 
@@ -44,7 +45,7 @@ func TestAcquireRenewRelease(t *testing.T) {
 		if err := a.stop(); err != nil {
 			t.Errorf("a: Run = %v, want nil", err)
 		}
-		if h := s.holder(); h != "" && h != "b" {
+		if h := s.Holder("lease"); h != "" && h != "b" {
 			t.Errorf("after a released the Lease, it names %q", h)
 		}
 		<-b.started
@@ -60,7 +61,7 @@ func TestAcquireRenewRelease(t *testing.T) {
 // after its last write, and within two retry periods more.
 func TestTakeoverAfterExpiry(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := &store{}
+		s := leasetest.NewStore()
 		keep := leader.Options{KeepLease: true}
 		a := startCandidate(t, s, "a", keep)
 		<-a.started
@@ -69,10 +70,10 @@ func TestTakeoverAfterExpiry(t *testing.T) {
 		if err := a.stop(); err != nil {
 			t.Errorf("a: Run = %v, want nil", err)
 		}
-		if h := s.holder(); h != "a" {
+		if h := s.Holder("lease"); h != "a" {
 			t.Errorf("with KeepLease, the Lease names %q after a stopped, want a", h)
 		}
-		last := s.lastWrite("a")
+		last := s.LastWrite("lease", "a")
 		<-b.started
 		wait := b.term().start.Sub(last)
 		if wait < leaseDuration || wait > leaseDuration+2*retryPeriod {
@@ -90,27 +91,27 @@ func TestTakeoverAfterExpiry(t *testing.T) {
 // the request's send time.
 func TestLossWhenRenewalsFail(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		state int32
+		name string
+		cut  func(*leasetest.Link)
 	}{
-		{"requests fail", linkDown},
-		{"a slow response, then requests fail", linkSlowDown},
+		{"requests fail", func(l *leasetest.Link) { l.Down.Store(true) }},
+		{"a slow response, then requests fail", func(l *leasetest.Link) { l.SlowThenDown(slowLatency) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := &store{}
+				s := leasetest.NewStore()
 				a := startCandidate(t, s, "a", leader.Options{})
 				<-a.started
 				b := startCandidate(t, s, "b", leader.Options{})
 				c := startCandidate(t, s, "c", leader.Options{})
 				time.Sleep(20*time.Second + retryPeriod/2) // between two renewals
-				a.link.state.Store(tc.state)
+				tc.cut(a.link)
 
 				err := a.result()
 				if !errors.Is(err, leader.ErrLost) {
 					t.Fatalf("a: Run = %v, want ErrLost", err)
 				}
-				last := s.lastWrite("a")
+				last := s.LastWrite("lease", "a")
 				if held := a.term().end.Sub(last); held > renewDeadline {
 					t.Errorf("a led %v after sending its last successful renewal, want at most the renew deadline %v", held, renewDeadline)
 				}
@@ -146,12 +147,12 @@ func synctestEither(x, y <-chan struct{}) <-chan struct{} {
 // stops leading at its next attempts to renew, and does not release it.
 func TestTaken(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := &store{}
+		s := leasetest.NewStore()
 		a := startCandidate(t, s, "a", leader.Options{})
 		<-a.started
 		time.Sleep(retryPeriod / 2)
 		taken := time.Now()
-		s.set("intruder")
+		s.Set("lease", "intruder")
 		err := a.result()
 		if !errors.Is(err, leader.ErrLost) {
 			t.Fatalf("a: Run = %v, want ErrLost", err)
@@ -159,7 +160,7 @@ func TestTaken(t *testing.T) {
 		if d := a.term().end.Sub(taken); d > 2*retryPeriod {
 			t.Errorf("a led %v after the Lease was taken, want at most two retry periods", d)
 		}
-		if h := s.holder(); h != "intruder" {
+		if h := s.Holder("lease"); h != "intruder" {
 			t.Errorf("Lease names %q, want intruder", h)
 		}
 	})
@@ -172,8 +173,8 @@ func TestFunctionReturns(t *testing.T) {
 	for name, want := range map[string]error{"nil": nil, "error": errBoom} {
 		t.Run(name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				s := &store{}
-				el, err := leader.New((&link{s: s}).client(), "lease", "a", leader.Options{})
+				s := leasetest.NewStore()
+				el, err := leader.New(leasetest.NewLink(s).Client(), "lease", "a", leader.Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -181,7 +182,7 @@ func TestFunctionReturns(t *testing.T) {
 				if !errors.Is(err, want) || (want == nil && err != nil) {
 					t.Errorf("Run = %v, want %v", err, want)
 				}
-				if h := s.holder(); h != "" {
+				if h := s.Holder("lease"); h != "" {
 					t.Errorf("Lease names %q after Run, want it released", h)
 				}
 			})
@@ -193,7 +194,7 @@ func TestFunctionReturns(t *testing.T) {
 // before it leads, without calling the function or writing the Lease.
 func TestCancelWhileCampaigning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := &store{}
+		s := leasetest.NewStore()
 		a := startCandidate(t, s, "a", leader.Options{})
 		<-a.started
 		b := startCandidate(t, s, "b", leader.Options{})
@@ -201,7 +202,7 @@ func TestCancelWhileCampaigning(t *testing.T) {
 		if err := b.stop(); err != nil {
 			t.Errorf("b: Run = %v, want nil", err)
 		}
-		if b.term().start != (time.Time{}) || s.count("b") != 0 {
+		if b.term().start != (time.Time{}) || s.Count("lease", "b") != 0 {
 			t.Errorf("b led or wrote the Lease while a held it")
 		}
 	})
@@ -210,7 +211,7 @@ func TestCancelWhileCampaigning(t *testing.T) {
 // TestRunning: a second Run of the same Elector returns ErrRunning.
 func TestRunning(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		el, err := leader.New((&link{s: &store{}}).client(), "lease", "a", leader.Options{})
+		el, err := leader.New(leasetest.NewLink(leasetest.NewStore()).Client(), "lease", "a", leader.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -227,7 +228,7 @@ func TestRunning(t *testing.T) {
 // than the holder's waits the lease duration the Lease states.
 func TestLongerLeaseStated(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		s := &store{}
+		s := leasetest.NewStore()
 		a := startCandidate(t, s, "a", leader.Options{LeaseDuration: time.Minute, KeepLease: true})
 		<-a.started
 		b := startCandidate(t, s, "b", leader.Options{})
@@ -235,7 +236,7 @@ func TestLongerLeaseStated(t *testing.T) {
 		if err := a.stop(); err != nil {
 			t.Errorf("a: Run = %v, want nil", err)
 		}
-		last := s.lastWrite("a")
+		last := s.LastWrite("lease", "a")
 		<-b.started
 		if wait := b.term().start.Sub(last); wait < time.Minute {
 			t.Errorf("b took over %v after a's last write, want at least the Lease's one minute", wait)

@@ -8,6 +8,8 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/typedcache/typedcache/kube/internal/lease"
 )
 
 // campaign is the state of one Run: what it last knew of the Lease.
@@ -16,11 +18,8 @@ type campaign struct {
 	// cur is the Lease as this candidate last read or wrote it, or nil
 	// when it must be read again (at first, and after a failed request).
 	cur *coordinationv1.Lease
-	// seenVersion is the resource version of the Lease when this
-	// candidate first saw it in that version, at seenAt (local monotonic
-	// time, taken when the response had arrived).
-	seenVersion string
-	seenAt      time.Time
+	// seen is when this candidate first saw the Lease's current version.
+	seen lease.Seen
 }
 
 // result is the outcome of one attempt to acquire or renew the Lease.
@@ -48,15 +47,13 @@ func (c *campaign) try(ctx context.Context, leading bool) result {
 			return result{err: fmt.Errorf("leader: get Lease %s: %w", c.e.name, err)}
 		}
 		c.cur = l
-		if l.ResourceVersion != c.seenVersion {
-			c.seenVersion, c.seenAt = l.ResourceVersion, time.Now()
-		}
+		c.seen.Observe(l)
 	}
 	if h := holder(c.cur); h != "" && h != c.e.identity {
 		if leading {
 			return result{takenBy: h}
 		}
-		if !c.expired() {
+		if !c.seen.Expired(c.cur, c.e.opts.LeaseDuration) {
 			return result{}
 		}
 	}
@@ -85,17 +82,6 @@ func (c *campaign) create(ctx context.Context) result {
 	return result{held: true, sent: sent}
 }
 
-// expired reports whether the Lease, held by another candidate, has been
-// left unchanged for a lease duration: the longer of this candidate's and
-// the one the Lease states, since this candidate first saw its version.
-func (c *campaign) expired() bool {
-	d := c.e.opts.LeaseDuration
-	if s := c.cur.Spec.LeaseDurationSeconds; s != nil && time.Duration(*s)*time.Second > d {
-		d = time.Duration(*s) * time.Second
-	}
-	return time.Since(c.seenAt) >= d
-}
-
 // claim makes l name this candidate as its holder, renewed now.
 func (c *campaign) claim(l *coordinationv1.Lease) {
 	now := metav1.NowMicro()
@@ -110,7 +96,7 @@ func (c *campaign) claim(l *coordinationv1.Lease) {
 		}
 		s.LeaseTransitions = &n
 	}
-	secs := c.e.opts.leaseSeconds()
+	secs := c.e.opts.timings().Seconds()
 	s.LeaseDurationSeconds = &secs
 	s.RenewTime = &now
 }

@@ -2,17 +2,17 @@ package leader
 
 import (
 	"errors"
-	"fmt"
-	"math"
 	"time"
+
+	"github.com/typedcache/typedcache/kube/internal/lease"
 )
 
 // Default timings, those of client-go's leader election and of the
 // Kubernetes control plane's own components.
 const (
-	DefaultLeaseDuration = 15 * time.Second
-	DefaultRenewDeadline = 10 * time.Second
-	DefaultRetryPeriod   = 2 * time.Second
+	DefaultLeaseDuration = lease.DefaultLeaseDuration
+	DefaultRenewDeadline = lease.DefaultRenewDeadline
+	DefaultRetryPeriod   = lease.DefaultRetryPeriod
 )
 
 // ErrInvalid is wrapped by every error New returns for a configuration it
@@ -50,35 +50,12 @@ type Options struct {
 // withDefaults returns o with every zero timing replaced by its default,
 // or an error wrapping ErrInvalid.
 func (o Options) withDefaults() (Options, error) {
-	for _, f := range []struct {
-		name string
-		d    *time.Duration
-		def  time.Duration
-	}{
-		{"LeaseDuration", &o.LeaseDuration, DefaultLeaseDuration},
-		{"RenewDeadline", &o.RenewDeadline, DefaultRenewDeadline},
-		{"RetryPeriod", &o.RetryPeriod, DefaultRetryPeriod},
-	} {
-		switch {
-		case *f.d < 0:
-			return o, fmt.Errorf("%w: %s must not be negative, got %v", ErrInvalid, f.name, *f.d)
-		case *f.d == 0:
-			*f.d = f.def
-		}
-	}
-	switch {
-	case o.RenewDeadline >= o.LeaseDuration:
-		return o, fmt.Errorf("%w: RenewDeadline (%v) must be shorter than LeaseDuration (%v)", ErrInvalid, o.RenewDeadline, o.LeaseDuration)
-	case o.RetryPeriod >= o.RenewDeadline:
-		return o, fmt.Errorf("%w: RetryPeriod (%v) must be shorter than RenewDeadline (%v)", ErrInvalid, o.RetryPeriod, o.RenewDeadline)
-	case o.LeaseDuration > math.MaxInt32*time.Second:
-		return o, fmt.Errorf("%w: LeaseDuration (%v) does not fit the Lease's leaseDurationSeconds", ErrInvalid, o.LeaseDuration)
-	}
-	return o, nil
+	t, err := o.timings().WithDefaults(ErrInvalid)
+	o.LeaseDuration, o.RenewDeadline, o.RetryPeriod = t.LeaseDuration, t.RenewDeadline, t.RetryPeriod
+	return o, err
 }
 
-// leaseSeconds is LeaseDuration rounded up to whole seconds, as the Lease
-// records it.
-func (o Options) leaseSeconds() int32 {
-	return int32((o.LeaseDuration + time.Second - 1) / time.Second)
+// timings returns the three durations of o.
+func (o Options) timings() lease.Timings {
+	return lease.Timings{LeaseDuration: o.LeaseDuration, RenewDeadline: o.RenewDeadline, RetryPeriod: o.RetryPeriod}
 }
