@@ -23,7 +23,9 @@ import (
 // process, one worker each, over 300 ConfigMaps of a real server. Each
 // round queues every key in every replica, as a resync would, and ends
 // when each key was reconciled once, by its owner; the metric is
-// reconciles per second.
+// reconciles per second. The report (bench/cmd/report) shows it in its
+// real-server section; impl=typedcache names the library, as in the
+// benchmarks it compares with client-go's.
 func BenchmarkShardReplicas(b *testing.B) {
 	const n, work = 300, 10 * time.Millisecond
 	c := newCluster(b)
@@ -39,7 +41,7 @@ func BenchmarkShardReplicas(b *testing.B) {
 	}
 	opts := shard.Options{LeaseDuration: 3 * time.Second, RenewDeadline: 2 * time.Second, RetryPeriod: 500 * time.Millisecond}
 	for _, replicas := range []int{1, 2, 3} {
-		b.Run(fmt.Sprintf("replicas=%d", replicas), func(b *testing.B) {
+		b.Run(fmt.Sprintf("replicas=%d/impl=typedcache", replicas), func(b *testing.B) {
 			p := newProgress()
 			var done atomic.Int64
 			sleep := func(kubernetes.Interface, *informer.Informer[*corev1.ConfigMap]) func(context.Context, string) (queue.Result, error) {

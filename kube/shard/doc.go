@@ -126,6 +126,14 @@
 // filtered by a label selector that splits the objects, in which case the
 // assignment must follow the same split.
 //
+// As a model: with W workers per member and a reconcile that waits L and
+// computes C, N members reconcile up to N·W/L keys per second, as long as
+// each member's CPUs keep up (W·C/L of a CPU each) and the API server and
+// the dependencies serve N times the requests; the watch traffic the API
+// server sends, and the memory of the caches, grow as N times one
+// replica's. The report's real-server section (bench/RESULTS.md) gives
+// the measured reconciles per second of 1, 2 and 3 members.
+//
 // # Concurrency
 //
 // A Shard and its Works are safe for simultaneous use by multiple

@@ -85,6 +85,9 @@ func unlisted(res *results) []string {
 	for _, r := range rows {
 		listed[r.bench] = true
 	}
+	for _, s := range shardBenches {
+		listed[s.bench] = true
+	}
 	var names []string
 	for name := range res.samples {
 		if !listed[name] {

@@ -135,7 +135,7 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 	var inArea []outcome
 	for _, o := range outs {
 		if o.area != area {
-			writeAreaEnd(&b, area, inArea, checks)
+			writeAreaEnd(&b, res, area, inArea, checks)
 			area, inArea = o.area, nil
 			fmt.Fprintf(&b, "\n## %s\n\n", area)
 			if area == serverArea {
@@ -152,7 +152,7 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 		}
 		b.WriteString("\n")
 	}
-	writeAreaEnd(&b, area, inArea, checks)
+	writeAreaEnd(&b, res, area, inArea, checks)
 	if !slices.ContainsFunc(outs, func(o outcome) bool { return o.area == serverArea }) {
 		b.WriteString(serverMissing)
 	}
@@ -166,8 +166,8 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 
 // writeAreaEnd writes what follows an area's table: the ranges of its rows
 // measured in separate processes, the table of costs by size for the scale
-// area, and its notes.
-func writeAreaEnd(b *strings.Builder, area string, outs []outcome, checks []growthCheck) {
+// area, that of sharded replicas for the real-server area, and its notes.
+func writeAreaEnd(b *strings.Builder, res *results, area string, outs []outcome, checks []growthCheck) {
 	var ranges []string
 	for _, o := range outs {
 		if o.processes > 0 {
@@ -179,8 +179,11 @@ func writeAreaEnd(b *strings.Builder, area string, outs []outcome, checks []grow
 	if len(ranges) > 0 {
 		b.WriteString("\nRanges of the process medians:\n\n" + strings.Join(ranges, "\n") + "\n")
 	}
-	if area == scaleArea {
+	switch area {
+	case scaleArea:
 		writeGrowth(b, checks)
+	case serverArea:
+		writeSharding(b, res)
 	}
 	writeNotes(b, area)
 }
