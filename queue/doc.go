@@ -81,14 +81,13 @@
 //
 // because from (P − p)·A after it became ready on, every item that becomes
 // ready, or is raised to a higher priority, is due after it, so only the
-// fewer than D items queued ahead of it remain, and the workers take W of them every S. D stays bounded under
-// any sustained load the workers can absorb, and under self-requeueing
-// loads that keep them busy for ever (a fixed set of items each added
-// again while it is processed), where strict priority would never serve
-// the lower priorities. With strict priority a low item's wait has no
-// bound; here, say, with 4 workers taking 10ms per item, a PriorityLow
-// item behind 2000 queued items waits at most 100s + 5s with the default
-// A, and 1s + 5s with A = 10ms.
+// fewer than D items queued ahead of it remain, and the workers take W of
+// them every S. D stays bounded under any sustained load the workers can
+// absorb, and under self-requeueing loads that keep them busy for ever (a
+// fixed set of items each added again while it is processed), where strict
+// priority would never serve the lower priorities. With strict priority a low item's wait has no
+// bound; here a smaller A shortens the first term, at the price of live
+// changes overtaking the initial list for less long.
 //
 // Adds collapse as in the other queues, each item keeping one pending add
 // at the highest priority and the earliest ready time asked for
