@@ -26,7 +26,7 @@ type interner struct {
 	// fields holds the first FieldsV1 seen of each field set, keyed by
 	// its bytes, so that equal managedFields entries share it whole.
 	fields map[string]*metav1.FieldsV1
-	walk   walkFunc // nil when the type holds no string
+	walk   walk[*interner] // nil when the type holds no string
 }
 
 const (
@@ -104,14 +104,11 @@ func (s *site) found(hit bool) {
 	}
 }
 
-// walkFunc interns the strings of the value at p.
-type walkFunc func(p unsafe.Pointer, in *interner)
-
 func newInterner(t reflect.Type) *interner {
 	return &interner{
 		table:  make(map[string]string),
 		fields: make(map[string]*metav1.FieldsV1),
-		walk:   compileWalk(t),
+		walk:   compileWalk(t, internLeaf),
 	}
 }
 
@@ -174,131 +171,27 @@ func (in *interner) add(s string) {
 	in.table[s] = s
 }
 
-var fieldsV1Type = reflect.TypeFor[metav1.FieldsV1]()
+var fieldsV1Type = reflect.TypeFor[*metav1.FieldsV1]()
 
-// A compiler compiles the walks of the types an object holds.
-type compiler struct {
-	// structs holds each struct type's walk, set once compiled; while it
-	// is being compiled, a recursive use walks through the pointer.
-	structs map[reflect.Type]*walkFunc
-	done    map[reflect.Type]bool
-}
-
-// compileWalk returns the walk of t's strings, or nil if t holds none.
-// It visits exported fields only: unexported ones belong to their type's
-// own methods (a Quantity's cached string, a Time's location). Maps are
-// left alone: a Transform may edit them in place, so no two objects may
-// share one, and rewriting their keys costs more than it saves. Each
-// string field has its own site; a struct type is compiled once, so its
-// fields' sites are shared wherever it appears.
-func compileWalk(t reflect.Type) walkFunc {
-	c := &compiler{structs: map[reflect.Type]*walkFunc{}, done: map[reflect.Type]bool{}}
-	return c.walk(t)
-}
-
-func (c *compiler) walk(t reflect.Type) walkFunc {
-	if t.PkgPath() == "time" {
-		return nil
-	}
-	switch t.Kind() {
-	case reflect.String:
-		st := new(site)
-		return func(p unsafe.Pointer, in *interner) {
-			s := (*string)(p)
-			*s = in.str(*s, st)
-		}
-	case reflect.Pointer:
-		return c.pointer(t)
-	case reflect.Slice:
-		return c.slice(t)
-	case reflect.Array:
-		elem := c.walk(t.Elem())
-		if elem == nil || t.Len() == 0 {
-			return nil
-		}
-		n, size := t.Len(), t.Elem().Size()
-		return func(p unsafe.Pointer, in *interner) {
-			for i := range n {
-				elem(unsafe.Add(p, uintptr(i)*size), in)
-			}
-		}
-	case reflect.Struct:
-		if w, ok := c.structs[t]; ok {
-			if c.done[t] {
-				return *w
-			}
-			return func(p unsafe.Pointer, in *interner) {
-				if *w != nil {
-					(*w)(p, in)
-				}
-			}
-		}
-		w := new(walkFunc)
-		c.structs[t] = w
-		*w = c.fields(t)
-		c.done[t] = true
-		return *w
-	}
-	return nil
-}
-
-func (c *compiler) pointer(t reflect.Type) walkFunc {
-	if t.Elem() == fieldsV1Type {
+// internLeaf returns the walk that interns a value of type t: each string
+// field has its own site, and a *FieldsV1 is shared whole. Maps are left
+// alone: a Transform may edit them in place (whole maps are shared later,
+// after it: see mapSharer), and rewriting their keys costs more than it
+// saves.
+func internLeaf(t reflect.Type) walk[*interner] {
+	switch {
+	case t == fieldsV1Type:
 		st := new(site)
 		return func(p unsafe.Pointer, in *interner) {
 			f := (**metav1.FieldsV1)(p)
 			*f = in.fieldSet(*f, st)
 		}
-	}
-	elem := c.walk(t.Elem())
-	if elem == nil {
-		return nil
-	}
-	return func(p unsafe.Pointer, in *interner) {
-		if q := *(*unsafe.Pointer)(p); q != nil {
-			elem(q, in)
+	case t.Kind() == reflect.String:
+		st := new(site)
+		return func(p unsafe.Pointer, in *interner) {
+			s := (*string)(p)
+			*s = in.str(*s, st)
 		}
 	}
-}
-
-func (c *compiler) fields(t reflect.Type) walkFunc {
-	type field struct {
-		offset uintptr
-		walk   walkFunc
-	}
-	var fields []field
-	for f := range t.Fields() {
-		if !f.IsExported() {
-			continue
-		}
-		if w := c.walk(f.Type); w != nil {
-			fields = append(fields, field{f.Offset, w})
-		}
-	}
-	if len(fields) == 0 {
-		return nil
-	}
-	return func(p unsafe.Pointer, in *interner) {
-		for _, f := range fields {
-			f.walk(unsafe.Add(p, f.offset), in)
-		}
-	}
-}
-
-func (c *compiler) slice(t reflect.Type) walkFunc {
-	if t.Elem().Kind() == reflect.Uint8 {
-		return nil // bytes are data; a *FieldsV1 is shared whole
-	}
-	elem := c.walk(t.Elem())
-	if elem == nil {
-		return nil
-	}
-	size := t.Elem().Size()
-	return func(p unsafe.Pointer, in *interner) {
-		s := *(*[]byte)(p) // only the header is read: data and length
-		base := unsafe.Pointer(unsafe.SliceData(s))
-		for i := range len(s) {
-			elem(unsafe.Add(base, uintptr(i)*size), in)
-		}
-	}
+	return nil
 }
