@@ -104,17 +104,36 @@ type runner interface {
 	Stats() reflector.Stats
 }
 
-// New returns an Informer that mirrors src. It panics if src is nil or an
-// index function in opts.Indexers is nil.
+// New returns an Informer that mirrors src. If src is a reflector.Sharer,
+// every object goes through its Share after opts.Transform. New panics if
+// src is nil or an index function in opts.Indexers is nil.
 func New[T keys.Object](src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
 	if src == nil {
 		panic("informer: New called with a nil source")
+	}
+	if s, ok := src.(reflector.Sharer[T]); ok {
+		opts.Transform = shareAfter(opts.Transform, s)
 	}
 	inf := newInformer(opts)
 	inf.newReflector = func(ro reflector.Options) runner {
 		return reflector.New(src, source[T]{inf}, ro)
 	}
 	return inf
+}
+
+// shareAfter returns transform followed by s.Share: objects share parts
+// only once nothing edits them any more.
+func shareAfter[T any](transform func(T) (T, error), s reflector.Sharer[T]) func(T) (T, error) {
+	if transform == nil {
+		return func(obj T) (T, error) { return s.Share(obj), nil }
+	}
+	return func(obj T) (T, error) {
+		obj, err := transform(obj)
+		if err != nil {
+			return obj, err
+		}
+		return s.Share(obj), nil
+	}
 }
 
 // NewProjected returns an Informer that mirrors src, a source of a type S

@@ -44,7 +44,9 @@ type Options[T keys.Object] struct {
 	// the informer already holds (resyncs, inferred deletions). An error
 	// makes the reflector report it and relist; an object that can never
 	// be transformed keeps the informer from syncing. To cache a different
-	// type than the source's, use NewProjected.
+	// type than the source's, use NewProjected. Transform may edit the
+	// object in place: a source that shares parts among its objects
+	// (reflector.Sharer) shares them only after Transform.
 	Transform func(T) (T, error)
 
 	// Equal, if set, suppresses updates whose new state is Equal to the

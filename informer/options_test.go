@@ -76,6 +76,53 @@ func TestTransform(t *testing.T) {
 	})
 }
 
+// sharingSource is a source that implements reflector.Sharer: Share
+// records the values it is given and marks the object as shared.
+type sharingSource struct {
+	*memsource.Source[*obj]
+	mu     sync.Mutex
+	shared []int
+}
+
+func (s *sharingSource) Share(o *obj) *obj {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.shared = append(s.shared, o.Value)
+	o.Value++
+	return o
+}
+
+// Every object an informer caches goes through its source's Share once,
+// after the Transform: for the initial list (through the FIFO) and for
+// watch events (on the reflector's goroutine).
+func TestShareAfterTransform(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &sharingSource{Source: newSource(t, memsource.Options[*obj]{}, newObj("a", 1))}
+		opts := quiet(t)
+		opts.Transform = func(o *obj) (*obj, error) {
+			c := *o
+			c.Value *= 100
+			return &c, nil
+		}
+		inf := informer.New(src, opts)
+		rec := newRecorder()
+		mustAdd(t, inf, rec, informer.HandlerOptions{})
+		start(t, inf)
+		synctest.Wait()
+		update(t, src.Source, "a", 2)
+		synctest.Wait()
+		want := []string{"add ns/a v101 initial=true", "update ns/a v101->v201"}
+		if diff := cmp.Diff(want, rec.take()); diff != "" {
+			t.Errorf("events mismatch (-want +got):\n%s", diff)
+		}
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		if diff := cmp.Diff([]int{100, 200}, src.shared); diff != "" {
+			t.Errorf("values given to Share (-want +got):\n%s", diff)
+		}
+	})
+}
+
 // big is a large source type; slim is the projection the cache keeps.
 type big struct {
 	obj

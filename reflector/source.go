@@ -45,6 +45,20 @@ type Identifier interface {
 	Identity() string
 }
 
+// Sharer is an optional interface of a ListerWatcher[T] whose objects
+// can share memory where they repeat each other. An informer passes every
+// object it is about to cache through Share, after its Transform: from
+// then on the object is read-only, as every cached object is, so parts of
+// it that equal parts of earlier objects (a map of labels, say) may be
+// those earlier parts. Package kube's sources implement it.
+type Sharer[T any] interface {
+	// Share returns obj with some of its parts replaced by equal parts of
+	// objects passed to Share before: every field reads the same as in obj.
+	// It may modify obj itself, which its caller owns. It must be safe for
+	// simultaneous use by multiple goroutines.
+	Share(obj T) T
+}
+
 // Capabilities lists the optional features of a ListerWatcher. The zero
 // value is a minimal source: unpaginated lists, no bookmarks, no streaming
 // list, opaque resource versions.
