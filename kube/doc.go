@@ -110,11 +110,18 @@
 // are immutable, so this cannot be observed; the field sets are shared as
 // cached objects always are, read-only (a Transform that changes
 // managedFields assigns new values, as TransformStripManagedFields does,
-// rather than writing into a field set's bytes). Maps (labels,
-// annotations, data, resources) are never shared, so a Transform may edit
-// them in place. Fields unique to each object (names, UIDs, versions,
-// data) are recognized as such and left alone, and the table of known
-// strings is bounded.
+// rather than writing into a field set's bytes). Fields unique to each
+// object (names, UIDs, versions, data) are recognized as such and left
+// alone, and the table of known strings is bounded.
+//
+// An informer's cached objects also share their maps of strings (labels,
+// annotations, node selectors, data) where they are equal: the informer
+// passes each object to the source's Share after its Transform, so a
+// Transform may still edit maps in place; from then on the object is
+// cached, and read-only. A program that edited a cached object (never
+// allowed, with client-go as here) would now change every object sharing
+// the map it edited; the informer's MutationDetector reports such edits,
+// and Options.DisableMapSharing keeps every object's maps its own.
 //
 // # Concurrency
 //

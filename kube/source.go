@@ -76,6 +76,16 @@ type Options struct {
 	// documentation's Decoding section). The objects are the same; client-go
 	// spends more time and memory on them.
 	DecodeWithClient bool
+	// DisableMapSharing makes every cached object keep maps of its own.
+	// By default an informer's objects share their maps of strings
+	// (labels, annotations, node selectors, data) with earlier objects
+	// whose map at that place is equal, once they are cached and
+	// read-only: after the informer's Transform, which may edit them.
+	// Code that edits cached objects, which no program may do, would then
+	// change every object sharing the edited map, not just one; a program
+	// that cannot rule such code out, and does not run the informer's
+	// MutationDetector in its tests, may keep the maps apart.
+	DisableMapSharing bool
 }
 
 // ListerWatcher is a reflector.ListerWatcher[T] backed by a Kubernetes
@@ -90,6 +100,9 @@ type ListerWatcher[T Object, L ListObject] struct {
 	caps     reflector.Capabilities
 	name     string // T's type, for error messages
 	identity string // see Identity
+	// maps shares equal maps among the objects an informer caches; nil
+	// with Options.DisableMapSharing.
+	maps *mapSharer
 }
 
 // Source returns a ListerWatcher for every object of type T that client
@@ -121,7 +134,12 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 	}
 	streaming := !opts.DisableStreamingList && !noWatchList &&
 		clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
+	var sharer *mapSharer
+	if t := reflect.TypeFor[T](); !opts.DisableMapSharing && t.Kind() == reflect.Pointer {
+		sharer = newMapSharer(t.Elem())
+	}
 	return &ListerWatcher[T, L]{
+		maps:   sharer,
 		client: client,
 		items:  items,
 		opts:   opts,
@@ -133,6 +151,19 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 		name:     reflect.TypeFor[T]().String(),
 		identity: identity,
 	}
+}
+
+// Share makes obj's maps of strings (labels, annotations, node selectors,
+// data) the equal maps of objects it shared before, unless the source was
+// made with Options.DisableMapSharing. An informer calls it (it implements
+// reflector.Sharer) for every object it is about to cache, after its
+// Transform; from then on the object is read-only, like every cached
+// object. Nil maps stay nil.
+func (s *ListerWatcher[T, L]) Share(obj T) T {
+	if s.maps != nil {
+		s.maps.shareObject(reflect.ValueOf(obj).UnsafePointer())
+	}
+	return obj
 }
 
 // Capabilities reports what the Kubernetes API offers: paginated lists,

@@ -1,0 +1,106 @@
+package kube_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes/fake"
+
+	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/kube"
+)
+
+// labelled is ConfigMap name with labels, as a Deployment's objects
+// repeat them.
+func labelled(name string, labels map[string]string) *corev1.ConfigMap {
+	return &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "ns", Name: name, Labels: labels}}
+}
+
+func sameMap(a, b map[string]string) bool {
+	return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()
+}
+
+// syncedConfigMaps runs an informer over a fake clientset holding objs
+// and returns its cached objects by name.
+func syncedConfigMaps(t *testing.T, opts kube.Options, transform func(*corev1.ConfigMap) (*corev1.ConfigMap, error), objs ...*corev1.ConfigMap) map[string]*corev1.ConfigMap {
+	t.Helper()
+	cs := fake.NewClientset()
+	for _, o := range objs {
+		if _, err := cs.CoreV1().ConfigMaps("ns").Create(t.Context(), o, metav1.CreateOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src := kube.SourceWithOptions[*corev1.ConfigMap](cs.CoreV1().ConfigMaps("ns"), opts)
+	inf := informer.New(src, informer.Options[*corev1.ConfigMap]{Transform: transform})
+	ctx, cancel := context.WithTimeout(t.Context(), fakeTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	if err := inf.WaitForSync(ctx); err != nil {
+		t.Fatalf("WaitForSync: %v", err)
+	}
+	cached := map[string]*corev1.ConfigMap{}
+	for _, o := range inf.Cache().List() {
+		cached[o.Name] = o
+	}
+	cancel()
+	<-done
+	return cached
+}
+
+// Cached objects whose labels are equal share one map; different labels,
+// nil and empty maps stay what they were.
+func TestCachedObjectsShareEqualMaps(t *testing.T) {
+	web := map[string]string{"app": "web", "tier": "frontend"}
+	got := syncedConfigMaps(t, kube.Options{}, nil,
+		labelled("a", web), labelled("b", map[string]string{"app": "web", "tier": "frontend"}),
+		labelled("c", map[string]string{"app": "db"}), labelled("d", nil), labelled("e", map[string]string{}))
+	if !sameMap(got["a"].Labels, got["b"].Labels) {
+		t.Error("a and b have equal labels in two maps")
+	}
+	if !reflect.DeepEqual(got["a"].Labels, web) || !reflect.DeepEqual(got["c"].Labels, map[string]string{"app": "db"}) {
+		t.Errorf("labels changed: a %v, c %v", got["a"].Labels, got["c"].Labels)
+	}
+	if sameMap(got["a"].Labels, got["c"].Labels) {
+		t.Error("different labels share a map")
+	}
+	if got["d"].Labels != nil || got["e"].Labels == nil {
+		t.Errorf("nil labels became %v, empty labels became nil: %v", got["d"].Labels, got["e"].Labels == nil)
+	}
+
+	apart := syncedConfigMaps(t, kube.Options{DisableMapSharing: true}, nil, labelled("a", web), labelled("b", web))
+	if sameMap(apart["a"].Labels, apart["b"].Labels) {
+		t.Error("DisableMapSharing: a and b share a map")
+	}
+}
+
+// A Transform that edits maps in place edits the object's own maps: the
+// informer shares them only after it.
+func TestTransformEditsUnsharedMaps(t *testing.T) {
+	dropTier := func(cm *corev1.ConfigMap) (*corev1.ConfigMap, error) {
+		if cm.Name == "b" {
+			delete(cm.Labels, "tier")
+		}
+		return cm, nil
+	}
+	got := syncedConfigMaps(t, kube.Options{}, dropTier,
+		labelled("a", map[string]string{"app": "web", "tier": "frontend"}),
+		labelled("b", map[string]string{"app": "web", "tier": "frontend"}),
+		labelled("c", map[string]string{"app": "web", "tier": "frontend"}))
+	want := map[string]map[string]string{
+		"a": {"app": "web", "tier": "frontend"},
+		"b": {"app": "web"},
+		"c": {"app": "web", "tier": "frontend"},
+	}
+	for name, labels := range want {
+		if !reflect.DeepEqual(got[name].Labels, labels) {
+			t.Errorf("%s: labels %v, want %v", name, got[name].Labels, labels)
+		}
+	}
+	if !sameMap(got["a"].Labels, got["c"].Labels) {
+		t.Error("a and c, equal after the Transform, do not share their labels")
+	}
+}
