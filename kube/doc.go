@@ -115,13 +115,15 @@
 // alone, and the table of known strings is bounded.
 //
 // An informer's cached objects also share their maps of strings (labels,
-// annotations, node selectors, data) where they are equal: the informer
-// passes each object to the source's Share after its Transform, so a
-// Transform may still edit maps in place; from then on the object is
-// cached, and read-only. A program that edited a cached object (never
-// allowed, with client-go as here) would now change every object sharing
-// the map it edited; the informer's MutationDetector reports such edits,
-// and Options.DisableMapSharing keeps every object's maps its own.
+// annotations, node selectors, data) and resource lists (requests,
+// limits) where they are equal, quantity for quantity in the same form.
+// The informer passes each object to the source's Share after its
+// Transform, so a Transform may still edit maps in place; from then on
+// the object is cached, and read-only. A program that edited a cached
+// object (never allowed, with client-go as here) would now change every
+// object sharing the map it edited; the informer's MutationDetector
+// reports such edits, and Options.DisableMapSharing keeps every object's
+// maps its own.
 //
 // # Concurrency
 //

@@ -2,19 +2,22 @@ package kube
 
 import (
 	"hash/maphash"
-	"maps"
 	"math/bits"
 	"reflect"
 	"sync"
 	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 )
 
-// A mapSharer makes the objects an informer caches share their maps of
-// strings (labels, annotations, node selectors, data) where they are
-// equal: a map equal to one an earlier object held at the same place is
-// replaced by that earlier map. Objects of one kind repeat their labels
-// and annotations (the Pods of one template have the same ones), and even
-// a small map costs a few hundred bytes.
+// A mapSharer makes the objects an informer caches share their maps
+// where they are equal: a map equal to one an earlier object held at the
+// same place is replaced by that earlier map. It shares maps of strings
+// (labels, annotations, node selectors, data) and resource lists (a
+// container's requests and limits). Objects of one kind repeat them (the
+// Pods of one template have the same ones), and even a small map costs a
+// few hundred bytes.
 //
 // The informer calls Share after its Transform, as the object goes into
 // the cache and becomes read-only, so no Transform ever edits a shared
@@ -22,50 +25,76 @@ import (
 // sharing it; editing cached objects is forbidden anyway, and the
 // informer's MutationDetector reports it.
 type mapSharer struct {
-	mu   sync.Mutex
-	seed maphash.Seed
-	// maps holds the maps seen, by the hash of their contents.
-	maps  map[uint64][]map[string]string
-	count int
-	walk  walk[*mapSharer] // nil when the type holds no map of strings
+	mu        sync.Mutex
+	seed      maphash.Seed
+	strings   mapTable[string, string]
+	resources mapTable[corev1.ResourceName, resource.Quantity]
+	walk      walk[*mapSharer] // nil when the type holds no shared map
 }
 
 const (
-	// shareMaxBytes bounds the contents of the maps worth looking up:
+	// shareMaxBytes bounds the strings of the maps worth looking up:
 	// bigger ones are data, rarely repeated, and costly to hash.
 	shareMaxBytes = 4 << 10
-	// shareMaxMaps bounds the table of maps. When full it starts again
+	// shareMaxMaps bounds each table of maps. When full it starts again
 	// empty: objects keep the maps they share.
 	shareMaxMaps = 1 << 12
 )
 
+// A mapTable holds the maps of one type seen, by the hash of their
+// contents. equal and hash compare and hash values exactly: two values
+// are equal only if nothing can tell them apart.
+type mapTable[K ~string, V any] struct {
+	maps  map[uint64][]map[K]V
+	count int
+	equal func(a, b V) bool
+	// hash returns the hash of v and its size in bytes, or false if v
+	// must not be shared.
+	hash func(seed maphash.Seed, v V) (uint64, int, bool)
+}
+
 // A mapSite is one map field of a type, judged like a string site: a
 // site whose maps are seldom found is cold for a while.
-type mapSite struct {
+type mapSite[K ~string, V any] struct {
 	site
-	last map[string]string // the latest map shared or added here
+	last map[K]V // the latest map shared or added here
 }
 
-var stringMapType = reflect.TypeFor[map[string]string]()
+var (
+	stringMapType    = reflect.TypeFor[map[string]string]()
+	resourceListType = reflect.TypeFor[corev1.ResourceList]()
+)
 
 func newMapSharer(t reflect.Type) *mapSharer {
-	return &mapSharer{
-		seed: maphash.MakeSeed(),
-		maps: make(map[uint64][]map[string]string),
-		walk: compileWalk(t, mapLeaf),
+	s := &mapSharer{seed: maphash.MakeSeed()}
+	s.strings.equal = func(a, b string) bool { return a == b }
+	s.strings.hash = func(seed maphash.Seed, v string) (uint64, int, bool) {
+		return maphash.String(seed, v), len(v), true
 	}
+	s.resources.equal = sameQuantity
+	s.resources.hash = hashQuantity
+	s.walk = compileWalk(t, mapLeaf)
+	return s
 }
 
-// mapLeaf returns the walk that shares a map[string]string.
+// mapLeaf returns the walk that shares a map of strings or a resource
+// list.
 func mapLeaf(t reflect.Type) walk[*mapSharer] {
-	if t != stringMapType {
-		return nil
+	switch {
+	case t == stringMapType:
+		st := new(mapSite[string, string])
+		return func(p unsafe.Pointer, s *mapSharer) {
+			m := (*map[string]string)(p)
+			*m = share(&s.strings, s.seed, *m, st)
+		}
+	case t == resourceListType && quantityFields.ok:
+		st := new(mapSite[corev1.ResourceName, resource.Quantity])
+		return func(p unsafe.Pointer, s *mapSharer) {
+			m := (*corev1.ResourceList)(p)
+			*m = share(&s.resources, s.seed, *m, st)
+		}
 	}
-	st := new(mapSite)
-	return func(p unsafe.Pointer, s *mapSharer) {
-		m := (*map[string]string)(p)
-		*m = s.share(*m, st)
-	}
+	return nil
 }
 
 // shareObject replaces the maps of obj, a pointer to the sharer's type,
@@ -79,47 +108,63 @@ func (s *mapSharer) shareObject(obj unsafe.Pointer) {
 	s.mu.Unlock()
 }
 
-// share returns the map seen before that equals m, or m itself. A nil map
-// stays nil: an empty map would read the same but not marshal the same.
-func (s *mapSharer) share(m map[string]string, st *mapSite) map[string]string {
+// share returns the map of t that equals m, or m itself after adding it.
+// A nil map stays nil: an empty map would read the same but not marshal
+// the same.
+func share[K ~string, V any, M ~map[K]V](t *mapTable[K, V], seed maphash.Seed, m M, st *mapSite[K, V]) M {
 	if m == nil || st.skip() {
 		return m
 	}
-	if st.last != nil && maps.Equal(st.last, m) {
+	if st.last != nil && t.same(st.last, m) {
 		st.found(true)
 		return st.last
 	}
-	h, ok := s.hash(m)
+	h, ok := t.hashMap(seed, m)
 	if !ok {
 		return m
 	}
-	for _, c := range s.maps[h] {
-		if maps.Equal(c, m) {
+	for _, c := range t.maps[h] {
+		if t.same(c, m) {
 			st.found(true)
 			st.last = c
 			return c
 		}
 	}
 	st.found(false)
-	if s.count >= shareMaxMaps {
-		clear(s.maps)
-		s.count = 0
+	if t.count >= shareMaxMaps || t.maps == nil {
+		t.maps = make(map[uint64][]map[K]V)
+		t.count = 0
 	}
-	s.maps[h] = append(s.maps[h], m)
-	s.count++
+	t.maps[h] = append(t.maps[h], m)
+	t.count++
 	st.last = m
 	return m
 }
 
-// hash returns a hash of m's contents that does not depend on the order
-// of iteration, or false if m holds more than shareMaxBytes.
-func (s *mapSharer) hash(m map[string]string) (uint64, bool) {
+// same reports whether a and b hold equal values under the same keys.
+func (t *mapTable[K, V]) same(a, b map[K]V) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || !t.equal(v, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// hashMap returns a hash of m's contents that does not depend on the
+// order of iteration, or false if m must not be shared or holds more than
+// shareMaxBytes.
+func (t *mapTable[K, V]) hashMap(seed maphash.Seed, m map[K]V) (uint64, bool) {
 	sum, size := uint64(len(m)), 0
 	for k, v := range m {
-		if size += len(k) + len(v); size > shareMaxBytes {
+		hv, n, ok := t.hash(seed, v)
+		if size += len(k) + n; !ok || size > shareMaxBytes {
 			return 0, false
 		}
-		sum += maphash.String(s.seed, k) ^ bits.RotateLeft64(maphash.String(s.seed, v), 31)
+		sum += maphash.String(seed, string(k)) ^ bits.RotateLeft64(hv, 31)
 	}
 	return sum, true
 }

@@ -78,9 +78,10 @@ type Options struct {
 	DecodeWithClient bool
 	// DisableMapSharing makes every cached object keep maps of its own.
 	// By default an informer's objects share their maps of strings
-	// (labels, annotations, node selectors, data) with earlier objects
-	// whose map at that place is equal, once they are cached and
-	// read-only: after the informer's Transform, which may edit them.
+	// (labels, annotations, node selectors, data) and resource lists
+	// (requests, limits) with earlier objects whose map at that place is
+	// equal, once they are cached and read-only: after the informer's
+	// Transform, which may edit them.
 	// Code that edits cached objects, which no program may do, would then
 	// change every object sharing the edited map, not just one; a program
 	// that cannot rule such code out, and does not run the informer's
@@ -154,11 +155,11 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 }
 
 // Share makes obj's maps of strings (labels, annotations, node selectors,
-// data) the equal maps of objects it shared before, unless the source was
-// made with Options.DisableMapSharing. An informer calls it (it implements
-// reflector.Sharer) for every object it is about to cache, after its
-// Transform; from then on the object is read-only, like every cached
-// object. Nil maps stay nil.
+// data) and resource lists the equal maps of objects it shared before,
+// unless the source was made with Options.DisableMapSharing. An informer
+// calls it (it implements reflector.Sharer) for every object it is about
+// to cache, after its Transform; from then on the object is read-only,
+// like every cached object. Nil maps stay nil.
 func (s *ListerWatcher[T, L]) Share(obj T) T {
 	if s.maps != nil {
 		s.maps.shareObject(reflect.ValueOf(obj).UnsafePointer())
