@@ -57,7 +57,30 @@ type mapTable[K ~string, V any] struct {
 // site whose maps are seldom found is cold for a while.
 type mapSite[K ~string, V any] struct {
 	site
-	last map[K]V // the latest map shared or added here
+	// recent holds the latest maps shared or added here: most sites see
+	// few distinct maps (the containers of one template), and comparing
+	// with them spares a hash.
+	recent [mapSiteRecent]map[K]V
+	next   uint8 // where the next map goes in recent
+}
+
+// mapSiteRecent is how many recent maps a site compares with.
+const mapSiteRecent = 4
+
+// seen returns the map in recent that equals m.
+func (st *mapSite[K, V]) seen(t *mapTable[K, V], m map[K]V) (map[K]V, bool) {
+	for _, r := range &st.recent {
+		if r != nil && len(r) == len(m) && t.same(r, m) {
+			return r, true
+		}
+	}
+	return nil, false
+}
+
+// remember puts m in recent, in place of the oldest.
+func (st *mapSite[K, V]) remember(m map[K]V) {
+	st.recent[st.next%mapSiteRecent] = m
+	st.next++
 }
 
 var (
@@ -115,9 +138,9 @@ func share[K ~string, V any, M ~map[K]V](t *mapTable[K, V], seed maphash.Seed, m
 	if m == nil || st.skip() {
 		return m
 	}
-	if st.last != nil && t.same(st.last, m) {
+	if r, ok := st.seen(t, m); ok {
 		st.found(true)
-		return st.last
+		return r
 	}
 	h, ok := t.hashMap(seed, m)
 	if !ok {
@@ -126,7 +149,7 @@ func share[K ~string, V any, M ~map[K]V](t *mapTable[K, V], seed maphash.Seed, m
 	for _, c := range t.maps[h] {
 		if t.same(c, m) {
 			st.found(true)
-			st.last = c
+			st.remember(c)
 			return c
 		}
 	}
@@ -137,7 +160,7 @@ func share[K ~string, V any, M ~map[K]V](t *mapTable[K, V], seed maphash.Seed, m
 	}
 	t.maps[h] = append(t.maps[h], m)
 	t.count++
-	st.last = m
+	st.remember(m)
 	return m
 }
 
