@@ -2,8 +2,12 @@ package kube_test
 
 import (
 	"context"
+	"errors"
 	"reflect"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -102,5 +106,53 @@ func TestTransformEditsUnsharedMaps(t *testing.T) {
 	}
 	if !sameMap(got["a"].Labels, got["c"].Labels) {
 		t.Error("a and c, equal after the Transform, do not share their labels")
+	}
+}
+
+// A handler that edits a cached object's shared map changes every object
+// sharing it, and the mutation detector reports each of them.
+func TestMutationDetectorReportsEditsOfSharedMaps(t *testing.T) {
+	cs := fake.NewClientset(
+		labelled("a", map[string]string{"app": "web"}),
+		labelled("b", map[string]string{"app": "web"}),
+		labelled("c", map[string]string{"app": "db"}))
+	var mu sync.Mutex
+	var reported []string
+	inf := informer.New(kube.Source[*corev1.ConfigMap](cs.CoreV1().ConfigMaps("ns")), informer.Options[*corev1.ConfigMap]{
+		MutationDetector: informer.MutationDetector[*corev1.ConfigMap]{Enabled: true, Period: time.Hour},
+		ErrorHandler: func(_ context.Context, err error) {
+			if me, ok := errors.AsType[*informer.CacheMutationError](err); ok {
+				mu.Lock()
+				reported = append(reported, me.Key)
+				mu.Unlock()
+			}
+		},
+	})
+	edited := make(chan struct{})
+	mustAddHandler(t, inf, informer.HandlerFuncs[*corev1.ConfigMap]{AddFunc: func(cm *corev1.ConfigMap, _ bool) {
+		if cm.Name == "a" {
+			cm.Labels["app"] = "edited" // a bug: cm is the cached object
+			close(edited)
+		}
+	}})
+	ctx, cancel := context.WithTimeout(t.Context(), fakeTimeout)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- inf.Run(ctx) }()
+	select {
+	case <-edited:
+	case <-ctx.Done():
+		t.Fatal("the handler was not called for a")
+	}
+	if b, _ := inf.Lister().Get("ns", "b"); b.Labels["app"] != "edited" {
+		t.Fatalf("b's labels %v: the edit of a's did not reach b, which shares them", b.Labels)
+	}
+	cancel()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(reported)
+	if want := []string{"ns/a", "ns/b"}; !slices.Equal(slices.Compact(reported), want) {
+		t.Errorf("mutations reported for %v, want %v", reported, want)
 	}
 }
