@@ -50,7 +50,9 @@
 // the resource-version check; the cache still stores the new state.
 // Options.Transform slims objects before they are cached; NewProjected
 // caches a projection T of a larger source type S, so that the cache,
-// listers and handlers only ever hold T.
+// listers and handlers only ever hold T. A source that implements
+// reflector.Sharer (package kube's do) makes objects share equal parts,
+// such as maps of labels, after the Transform.
 //
 // The informer has synced (HasSynced) once the first list has been applied
 // to the cache and its notifications handed to the handlers. Each
