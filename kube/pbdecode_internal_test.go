@@ -216,3 +216,72 @@ func FuzzProtobufDecoder(f *testing.F) {
 		c.check(t, newInterner(c.typ), b)
 	})
 }
+
+// Objects the compiled decoder decodes share their repeated strings and
+// field sets, keep their unique strings and maps their own, and alias
+// nothing of the buffer they were decoded from.
+func TestProtobufDecoderInterns(t *testing.T) {
+	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false)
+	if o.pb == nil {
+		t.Fatal("Pod does not compile")
+	}
+	var pods []*corev1.Pod
+	var want []*corev1.Pod
+	buf := make([]byte, 0, 64<<10)
+	for i := range 3 {
+		b, err := serverPod(i).Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf = append(buf[:0], b...) // one buffer, reused as a watch stream's frame is
+		p := o.new()
+		if err := o.unmarshal(buf, p); err != nil {
+			t.Fatal(err)
+		}
+		w := &corev1.Pod{}
+		if err := w.Unmarshal(b); err != nil {
+			t.Fatal(err)
+		}
+		for j := range buf {
+			buf[j] = 0xff
+		}
+		pods, want = append(pods, p), append(want, w)
+	}
+	if !reflect.DeepEqual(pods, want) {
+		t.Fatal("decoded Pods differ from the generated Unmarshal's after their buffer was overwritten")
+	}
+	a, b := pods[1], pods[2]
+	switch {
+	case !sameString(a.Namespace, b.Namespace):
+		t.Error("namespace not shared")
+	case !sameString(a.Spec.Containers[0].Image, b.Spec.Containers[0].Image):
+		t.Error("image not shared")
+	case !sameString(a.Labels["app"], b.Labels["app"]):
+		t.Error("label value not shared")
+	case !sameString(a.ManagedFields[1].Manager, b.ManagedFields[1].Manager):
+		t.Error("field manager not shared")
+	case a.ManagedFields[0].FieldsV1 != b.ManagedFields[0].FieldsV1 || a.ManagedFields[1].FieldsV1 != b.ManagedFields[1].FieldsV1:
+		t.Error("field sets not shared")
+	case sameString(a.Name, b.Name) || sameString(string(a.UID), string(b.UID)):
+		t.Error("unique strings share memory")
+	case reflect.ValueOf(a.Labels).UnsafePointer() == reflect.ValueOf(b.Labels).UnsafePointer():
+		t.Error("labels map shared")
+	}
+}
+
+// A source that drops managedFields drops them from the objects the
+// compiled decoder decodes.
+func TestProtobufDecoderDropsManagedFields(t *testing.T) {
+	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), true)
+	b, err := serverPod(1).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := o.new()
+	if err := o.unmarshal(b, p); err != nil {
+		t.Fatal(err)
+	}
+	if o.pb == nil || p.ManagedFields != nil || p.Name != serverPod(1).Name {
+		t.Fatalf("compiled %t, managedFields %v, name %q: want compiled, none, and the rest decoded", o.pb != nil, p.ManagedFields, p.Name)
+	}
+}
