@@ -89,19 +89,19 @@ func (c *pbCompiler) message(t reflect.Type) (*pbType, bool) {
 
 // ownUnmarshal returns the decoding of a type whose wire form is not
 // described by tagged fields, by its own Unmarshal method, or nil.
-func ownUnmarshal(t reflect.Type) func(unsafe.Pointer, []byte) error {
+func ownUnmarshal(t reflect.Type) func(*interner, unsafe.Pointer, []byte) error {
 	switch t {
 	case reflect.TypeFor[metav1.Time]():
-		return func(p unsafe.Pointer, b []byte) error { return (*metav1.Time)(p).Unmarshal(b) }
+		return func(_ *interner, p unsafe.Pointer, b []byte) error { return (*metav1.Time)(p).Unmarshal(b) }
 	case reflect.TypeFor[metav1.MicroTime]():
-		return func(p unsafe.Pointer, b []byte) error { return (*metav1.MicroTime)(p).Unmarshal(b) }
+		return func(_ *interner, p unsafe.Pointer, b []byte) error { return (*metav1.MicroTime)(p).Unmarshal(b) }
 	case reflect.TypeFor[resource.Quantity]():
-		return func(p unsafe.Pointer, b []byte) error { return (*resource.Quantity)(p).Unmarshal(b) }
+		return func(in *interner, p unsafe.Pointer, b []byte) error { return in.quantity(b, (*resource.Quantity)(p)) }
 	}
 	if kubeAPIPackage(t.PkgPath()) && tagged(t) {
 		return nil
 	}
-	return func(p unsafe.Pointer, b []byte) error {
+	return func(_ *interner, p unsafe.Pointer, b []byte) error {
 		return reflect.NewAt(t, p).Interface().(protobufUnmarshaler).Unmarshal(b)
 	}
 }
@@ -174,7 +174,7 @@ func (c *pbCompiler) slice(t reflect.Type) (pbField, bool) {
 		return pbField{op: pbRepString, st: new(site)}, true
 	case reflect.Struct:
 		msg, ok := c.message(e)
-		return pbField{op: pbRepMessage, msg: msg, grow: appender(t)}, ok
+		return pbField{op: pbRepMessage, msg: msg, grow: appender(t), typ: t}, ok
 	}
 	return pbField{}, false
 }

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"reflect"
 	"unsafe"
 )
 
@@ -16,7 +17,7 @@ type pbType struct {
 	fields []pbField
 	// method, when set, decodes the whole message instead: the type's
 	// wire form is its own (a Time, a Quantity).
-	method func(p unsafe.Pointer, b []byte) error
+	method func(in *interner, p unsafe.Pointer, b []byte) error
 }
 
 // A pbField is one field of a message and how to decode it.
@@ -27,6 +28,7 @@ type pbField struct {
 	msg    *pbType // of a message, a pointer's or slice's message
 	st     *site   // of a string or a field set
 	grow   func(p unsafe.Pointer) unsafe.Pointer
+	typ    reflect.Type // of a slice of messages
 	mp     *pbMap
 }
 
@@ -67,7 +69,7 @@ var errProtobuf = fmt.Errorf("%w: truncated or invalid protobuf", errMalformed)
 // held.
 func (t *pbType) decode(in *interner, b []byte, p unsafe.Pointer) error {
 	if t.method != nil {
-		return t.method(p, b)
+		return t.method(in, p, b)
 	}
 	for i := 0; i < len(b); {
 		start := i
@@ -90,16 +92,17 @@ func (t *pbType) decode(in *interner, b []byte, p unsafe.Pointer) error {
 			continue
 		}
 		f := &t.fields[num]
-		if i, err = f.decode(in, b, i, wire, unsafe.Add(p, f.offset)); err != nil {
+		if i, err = f.decode(in, b, i, key, unsafe.Add(p, f.offset)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// decode decodes the field's value at b[i:], of wire type wire, into the
+// decode decodes the field's value at b[i:], after its key, into the
 // field at q, and returns where the value ends.
-func (f *pbField) decode(in *interner, b []byte, i int, wire uint64, q unsafe.Pointer) (int, error) {
+func (f *pbField) decode(in *interner, b []byte, i int, key uint64, q unsafe.Pointer) (int, error) {
+	wire := key & 7
 	switch f.op {
 	case pbScalar, pbPtrScalar:
 		if wire != 0 {
@@ -145,6 +148,10 @@ func (f *pbField) decode(in *interner, b []byte, i int, wire uint64, q unsafe.Po
 		}
 		err = f.msg.decode(in, v, *(*unsafe.Pointer)(q))
 	case pbRepMessage:
+		if (*sliceHeader)(q).cap == 0 {
+			// Room for all the elements the message holds, at once.
+			reflect.NewAt(f.typ, q).Elem().Grow(1 + pbCount(b, i, key))
+		}
 		err = f.msg.decode(in, v, f.grow(q))
 	case pbFieldsV1:
 		err = in.decodeFieldsV1(v, q, f.st)
@@ -237,6 +244,41 @@ func pbBytesField(b []byte, i int) ([]byte, int, error) {
 		return nil, 0, err
 	}
 	return b[i : i+n], i + n, nil
+}
+
+// pbCount counts the fields of key in b[i:], up to the first it cannot
+// skip.
+func pbCount(b []byte, i int, key uint64) int {
+	n := 0
+	for i < len(b) {
+		k, next, err := pbVarint(b, i)
+		if err != nil {
+			return n
+		}
+		if k == key {
+			n++
+		}
+		switch k & 7 {
+		case 0:
+			if _, next, err = pbVarint(b, next); err != nil {
+				return n
+			}
+		case 1:
+			next += 8
+		case 2:
+			l, at, err := pbVarint(b, next)
+			if err != nil || l > uint64(len(b)-at) {
+				return n
+			}
+			next = at + int(l)
+		case 5:
+			next += 4
+		default:
+			return n
+		}
+		i = next
+	}
+	return n
 }
 
 // pbSkip returns the length of the field at the start of b, as the

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"fmt"
 	"math/rand"
 	"reflect"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metafuzzer "k8s.io/apimachinery/pkg/apis/meta/fuzzer"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
@@ -283,5 +285,33 @@ func TestProtobufDecoderDropsManagedFields(t *testing.T) {
 	}
 	if o.pb == nil || p.ManagedFields != nil || p.Name != serverPod(1).Name {
 		t.Fatalf("compiled %t, managedFields %v, name %q: want compiled, none, and the rest decoded", o.pb != nil, p.ManagedFields, p.Name)
+	}
+}
+
+// Quantities parsed once and copied from then on equal the parsed ones,
+// and those held in a decimal are not shared between objects.
+func TestProtobufDecoderQuantities(t *testing.T) {
+	c := compiledType{reflect.TypeFor[corev1.ResourceRequirements](), compileProtobuf(reflect.TypeFor[corev1.ResourceRequirements]())}
+	in := newInterner(c.typ)
+	values := []string{"0", "250m", "256Mi", "1.5", "1Ki", "12345678901234567890123456789", "0.000000000000000000001", "1e3"}
+	r := corev1.ResourceRequirements{Requests: corev1.ResourceList{}, Limits: corev1.ResourceList{}}
+	for i, v := range values {
+		r.Requests[corev1.ResourceName(fmt.Sprint(i))] = resource.MustParse(v)
+		r.Limits[corev1.ResourceName(fmt.Sprint(i))] = resource.MustParse(v)
+	}
+	b, err := r.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []*corev1.ResourceRequirements
+	for range 2 {
+		c.check(t, in, b)
+		_, g, _, _ := c.decodeBoth(in, b)
+		got = append(got, g.(*corev1.ResourceRequirements))
+	}
+	big := got[0].Requests["5"]
+	big.Add(resource.MustParse("1"))
+	if !reflect.DeepEqual(got[1].Requests["5"], resource.MustParse(values[5])) {
+		t.Errorf("adding to one object's quantity changed another's: %v", got[1].Requests["5"])
 	}
 }

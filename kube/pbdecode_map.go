@@ -69,7 +69,7 @@ func (m *pbMap) entry(in *interner, b []byte, i, post int, q unsafe.Pointer) (in
 				copy(bs, v)
 			case m.fast == pbMapResources:
 				qty = resource.Quantity{}
-				err = qty.Unmarshal(v)
+				err = in.quantity(v, &qty)
 			default:
 				msg = reflect.New(m.typ.Elem())
 				err = m.msg.decode(in, v, msg.UnsafePointer())
@@ -227,4 +227,30 @@ func (in *interner) fieldsV1(raw []byte, st *site) *metav1.FieldsV1 {
 	}
 	st.lastFields = c
 	return c
+}
+
+// quantity decodes a Quantity message into q, as its Unmarshal does,
+// parsing each distinct quantity once: a message of only its string
+// field is looked up in the quantities parsed before. Only quantities
+// held in an integer are kept, since copies of one held in a decimal
+// would share it.
+func (in *interner) quantity(b []byte, q *resource.Quantity) error {
+	// 0x0a is the key of field 1, the string, of wire type 2.
+	cacheable := len(b) > 1 && len(b) <= 64 && b[0] == 0x0a && int(b[1]) == len(b)-2
+	if cacheable {
+		if c, ok := in.quantities[string(b)]; ok {
+			*q = c
+			return nil
+		}
+	}
+	if err := q.Unmarshal(b); err != nil {
+		return err
+	}
+	if cacheable && reflect.ValueOf(q).Elem().FieldByName("d").Field(0).IsNil() {
+		if len(in.quantities) >= internMaxEntries {
+			clear(in.quantities)
+		}
+		in.quantities[string(b)] = *q
+	}
+	return nil
 }
