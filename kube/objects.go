@@ -48,7 +48,7 @@ func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dro
 		apiVersion:  gvk.GroupVersion().String(),
 		listKind:    gvk.Kind + "List",
 		protobuf:    pb,
-		pb:          compileIf(pb, elem),
+		pb:          compileIf(pb, elem, dropManaged),
 		json:        newJSONCodec(dropManaged),
 		dropManaged: dropManaged,
 		strings:     newInterner(elem),
@@ -80,12 +80,16 @@ func (o *objectType[T]) finish(obj T) {
 }
 
 // compileIf returns the compiled protobuf decoder of elem if it has one
-// and ok.
-func compileIf(ok bool, elem reflect.Type) *pbType {
+// and ok; with dropManaged, one that skips the object's managedFields.
+func compileIf(ok bool, elem reflect.Type, dropManaged bool) *pbType {
 	if !ok {
 		return nil
 	}
-	return compileProtobuf(elem)
+	pt := compileProtobuf(elem)
+	if pt != nil && dropManaged {
+		pt = pt.skippingManagedFields(elem)
+	}
+	return pt
 }
 
 // unmarshal decodes a protobuf message into obj, a new object, and

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -85,6 +86,27 @@ func (c *pbCompiler) message(t reflect.Type) (*pbType, bool) {
 		pt.fields[num] = field
 	}
 	return pt, true
+}
+
+// skippingManagedFields returns a copy of t, the decoder of struct type
+// elem, that skips the managedFields of elem's own ObjectMeta (not those
+// of the ObjectMetas it holds, as SetManagedFields(nil) clears only its
+// own), or t if elem has no ObjectMeta field.
+func (t *pbType) skippingManagedFields(elem reflect.Type) *pbType {
+	const managedFields = 17 // ObjectMeta's field number
+	meta, ok := elem.FieldByName("ObjectMeta")
+	if !ok || meta.Type != reflect.TypeFor[metav1.ObjectMeta]() || len(meta.Index) != 1 {
+		return t
+	}
+	c := &pbType{fields: slices.Clone(t.fields)}
+	for i, f := range c.fields {
+		if f.op == pbStruct && f.offset == meta.Offset && len(f.msg.fields) > managedFields {
+			m := &pbType{fields: slices.Clone(f.msg.fields)}
+			m.fields[managedFields] = pbField{}
+			c.fields[i].msg = m
+		}
+	}
+	return c
 }
 
 // ownUnmarshal returns the decoding of a type whose wire form is not

@@ -159,7 +159,8 @@ func marshalAll[T interface{ Marshal() ([]byte, error) }](b *testing.B, n int, o
 
 // BenchmarkProtobufDecode compares decoding and interning an object with
 // the compiled decoder (compiled) against the generated Unmarshal
-// followed by the interning walk (generated), per object.
+// followed by the interning walk (generated), per object, and the same
+// for a source that drops managedFields.
 func BenchmarkProtobufDecode(b *testing.B) {
 	const n = 2000
 	pods := marshalAll(b, n, serverPod)
@@ -168,6 +169,10 @@ func BenchmarkProtobufDecode(b *testing.B) {
 		name := map[bool]string{false: "generated", true: "compiled"}[compiled]
 		b.Run("Pod/"+name, func(b *testing.B) {
 			o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false)
+			decodeBench(b, o, compiled, pods)
+		})
+		b.Run("PodDropManagedFields/"+name, func(b *testing.B) {
+			o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), true)
 			decodeBench(b, o, compiled, pods)
 		})
 		b.Run("ConfigMap/"+name, func(b *testing.B) {

@@ -315,3 +315,34 @@ func TestProtobufDecoderQuantities(t *testing.T) {
 		t.Errorf("adding to one object's quantity changed another's: %v", got[1].Requests["5"])
 	}
 }
+
+// With managedFields dropped, the compiled decoder skips the object's own
+// managedFields and decodes the rest as the generated Unmarshal does,
+// those of the ObjectMetas it holds included.
+func TestProtobufDecoderSkipsManagedFields(t *testing.T) {
+	d := &appsv1.Deployment{}
+	d.Name = "web"
+	entry := serverPod(0).ManagedFields[:1]
+	d.ManagedFields = entry
+	d.Spec.Template.ManagedFields = entry
+	b, err := d.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &appsv1.Deployment{}
+	if err := want.Unmarshal(b); err != nil {
+		t.Fatal(err)
+	}
+	want.SetManagedFields(nil)
+	o := newObjectType[*appsv1.Deployment](reflect.TypeFor[appsv1.Deployment](), appsv1.SchemeGroupVersion.WithKind("Deployment"), true)
+	got := o.new()
+	if err := o.unmarshal(b, got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("decoded Deployment differs from the generated Unmarshal's without managedFields:\nwant %#v\ngot  %#v", want, got)
+	}
+	if f := o.pb.fields[1].msg.fields[17]; f.op != pbNone {
+		t.Errorf("the object's managedFields are decoded (op %d), want skipped", f.op)
+	}
+}
