@@ -246,37 +246,22 @@ func pbBytesField(b []byte, i int) ([]byte, int, error) {
 	return b[i : i+n], i + n, nil
 }
 
-// pbCount counts the fields of key in b[i:], up to the first it cannot
-// skip.
+// pbCount counts the fields of key that follow at b[i:], up to the first
+// of another key: the generated Marshal writes a repeated field's
+// elements one after another.
 func pbCount(b []byte, i int, key uint64) int {
 	n := 0
 	for i < len(b) {
 		k, next, err := pbVarint(b, i)
-		if err != nil {
+		if err != nil || k != key {
 			return n
 		}
-		if k == key {
-			n++
-		}
-		switch k & 7 {
-		case 0:
-			if _, next, err = pbVarint(b, next); err != nil {
-				return n
-			}
-		case 1:
-			next += 8
-		case 2:
-			l, at, err := pbVarint(b, next)
-			if err != nil || l > uint64(len(b)-at) {
-				return n
-			}
-			next = at + int(l)
-		case 5:
-			next += 4
-		default:
+		l, at, err := pbVarint(b, next)
+		if err != nil || l > uint64(len(b)-at) {
 			return n
 		}
-		i = next
+		n++
+		i = at + int(l)
 	}
 	return n
 }
