@@ -213,9 +213,13 @@ func FuzzProtobufDecoder(f *testing.F) {
 			f.Add(uint16(i), c.marshalRandom(f, fill))
 		}
 	}
+	interners := make([]*interner, len(types))
+	for i, c := range types {
+		interners[i] = newInterner(c.typ)
+	}
 	f.Fuzz(func(t *testing.T, n uint16, b []byte) {
-		c := types[int(n)%len(types)]
-		c.check(t, newInterner(c.typ), b)
+		i := int(n) % len(types)
+		types[i].check(t, interners[i], b)
 	})
 }
 
