@@ -233,7 +233,7 @@ func (in *interner) fieldsV1(raw []byte, st *site) *metav1.FieldsV1 {
 // parsing each distinct quantity once: a message of only its string
 // field is looked up in the quantities parsed before. Only quantities
 // held in an integer are kept, since copies of one held in a decimal
-// would share it.
+// would share it; none are if Quantity's layout is not the known one.
 func (in *interner) quantity(b []byte, q *resource.Quantity) error {
 	// 0x0a is the key of field 1, the string, of wire type 2.
 	cacheable := len(b) > 1 && len(b) <= 64 && b[0] == 0x0a && int(b[1]) == len(b)-2
@@ -246,7 +246,10 @@ func (in *interner) quantity(b []byte, q *resource.Quantity) error {
 	if err := q.Unmarshal(b); err != nil {
 		return err
 	}
-	if cacheable && reflect.ValueOf(q).Elem().FieldByName("d").Field(0).IsNil() {
+	if !cacheable || !quantityFields.ok {
+		return nil
+	}
+	if _, _, dec, _, _ := quantityAt(unsafe.Pointer(q)); dec == nil {
 		if len(in.quantities) >= internMaxEntries {
 			clear(in.quantities)
 		}
