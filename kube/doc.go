@@ -87,8 +87,11 @@
 // being decoded (client-go reads each page into memory before decoding
 // it). The objects are the ones client-go's decoding yields (the
 // differential test in integration/ compares them, field by field, over a
-// real server's lists, streaming lists and watches): protobuf through the
-// types' generated Unmarshal, JSON with encoding/json's semantics and
+// real server's lists, streaming lists and watches): protobuf through a
+// decoder compiled once per type from the Kubernetes API types' protobuf
+// tags, which shares repeated strings as it decodes and yields what the
+// types' generated Unmarshal yields (their own Unmarshal for the types
+// it does not know), JSON with encoding/json's semantics and
 // client-go's exact field-name matching, calling the types' own
 // UnmarshalJSON (quantities, times, int-or-string); the type of a decoded
 // object is cleared, as client-go's typed clients clear it. A response of

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -26,7 +27,10 @@ type interner struct {
 	// fields holds the first FieldsV1 seen of each field set, keyed by
 	// its bytes, so that equal managedFields entries share it whole.
 	fields map[string]*metav1.FieldsV1
-	walk   walk[*interner] // nil when the type holds no string
+	// quantities holds the Quantities the protobuf decoder parsed, keyed
+	// by their message.
+	quantities map[string]resource.Quantity
+	walk       walk[*interner] // nil when the type holds no string
 }
 
 const (
@@ -106,9 +110,10 @@ func (s *site) found(hit bool) {
 
 func newInterner(t reflect.Type) *interner {
 	return &interner{
-		table:  make(map[string]string),
-		fields: make(map[string]*metav1.FieldsV1),
-		walk:   compileWalk(t, internLeaf),
+		table:      make(map[string]string),
+		fields:     make(map[string]*metav1.FieldsV1),
+		quantities: make(map[string]resource.Quantity),
+		walk:       compileWalk(t, internLeaf),
 	}
 }
 

@@ -30,7 +30,10 @@ type objectType[T Object] struct {
 	listKind   string
 	// protobuf reports whether *E has the generated protobuf Unmarshal.
 	protobuf bool
-	json     jsonCodec
+	// pb decodes E's protobuf message, interning as it goes; nil when
+	// the generated Unmarshal decodes it.
+	pb   *pbType
+	json jsonCodec
 	// dropManaged clears every object's managedFields.
 	dropManaged bool
 	// strings makes the objects share their repeated strings.
@@ -45,6 +48,7 @@ func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dro
 		apiVersion:  gvk.GroupVersion().String(),
 		listKind:    gvk.Kind + "List",
 		protobuf:    pb,
+		pb:          compileIf(pb, elem, dropManaged),
 		json:        newJSONCodec(dropManaged),
 		dropManaged: dropManaged,
 		strings:     newInterner(elem),
@@ -73,6 +77,42 @@ func (o *objectType[T]) finish(obj T) {
 		obj.SetManagedFields(nil)
 	}
 	o.strings.intern(reflect.ValueOf(obj).UnsafePointer())
+}
+
+// compileIf returns the compiled protobuf decoder of elem if it has one
+// and ok; with dropManaged, one that skips the object's managedFields.
+func compileIf(ok bool, elem reflect.Type, dropManaged bool) *pbType {
+	if !ok {
+		return nil
+	}
+	pt := compileProtobuf(elem)
+	if pt != nil && dropManaged {
+		pt = pt.skippingManagedFields(elem)
+	}
+	return pt
+}
+
+// unmarshal decodes a protobuf message into obj, a new object, and
+// finishes it.
+func (o *objectType[T]) unmarshal(raw []byte, obj T) error {
+	if o.pb == nil {
+		if err := any(obj).(protobufUnmarshaler).Unmarshal(raw); err != nil {
+			return fmt.Errorf("%w: %v", errMalformed, err)
+		}
+		o.finish(obj)
+		return nil
+	}
+	in := o.strings
+	in.mu.Lock()
+	err := o.pb.decode(in, raw, reflect.ValueOf(obj).UnsafePointer())
+	in.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if o.dropManaged {
+		obj.SetManagedFields(nil)
+	}
+	return nil
 }
 
 // A decodedEvent is one event of a watch stream as the direct path

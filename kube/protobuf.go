@@ -121,10 +121,9 @@ func (o *objectType[T]) decodeProtobuf(data []byte) (T, error) {
 		return zero, err
 	}
 	obj := o.new()
-	if err := any(obj).(protobufUnmarshaler).Unmarshal(raw); err != nil {
-		return zero, fmt.Errorf("%w: %v", errMalformed, err)
+	if err := o.unmarshal(raw, obj); err != nil {
+		return zero, err
 	}
-	o.finish(obj)
 	return obj, nil
 }
 

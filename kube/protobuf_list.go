@@ -237,10 +237,9 @@ func (o *objectType[T]) protobufItems(list *pbReader, meta *metav1.ListMeta, buf
 			continue
 		}
 		obj := o.new()
-		if err := any(obj).(protobufUnmarshaler).Unmarshal(buf); err != nil {
-			return nil, fmt.Errorf("%w: %v", errMalformed, err)
+		if err := o.unmarshal(buf, obj); err != nil {
+			return nil, err
 		}
-		o.finish(obj)
 		items = append(items, obj)
 	}
 }

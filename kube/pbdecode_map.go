@@ -1,0 +1,259 @@
+package kube
+
+import (
+	"reflect"
+	"unsafe"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// A pbMap decodes the entries of a map field whose keys are strings and
+// whose values are strings, bytes or messages. A map is never shared
+// between objects, since a Transform may edit it in place; its strings
+// are.
+type pbMap struct {
+	typ  reflect.Type
+	fast pbMapFast
+	val  pbOp    // pbString, pbBytes or pbStruct
+	msg  *pbType // of message values
+	key  *site
+	vst  *site // of string values
+}
+
+// pbMapFast names the map types decoded without reflect.
+type pbMapFast uint8
+
+const (
+	pbMapReflect   pbMapFast = iota
+	pbMapStrings             // map[string]string
+	pbMapBytes               // map[string][]byte
+	pbMapResources           // corev1.ResourceList
+)
+
+// entry decodes the map entry at b[i:post] into the map at q and returns
+// post. As in the generated code, the entry's fields are told apart by
+// number alone, read up to the end of the enclosing message, and a
+// missing key or value is its zero value (bytes: empty, not nil).
+func (m *pbMap) entry(in *interner, b []byte, i, post int, q unsafe.Pointer) (int, error) {
+	var key string
+	var str string
+	bs := []byte{}
+	var msg reflect.Value
+	var qty resource.Quantity
+	for i < post {
+		start := i
+		k, next, err := pbVarint(b, i)
+		if err != nil {
+			return 0, err
+		}
+		i = next
+		switch int32(k >> 3) {
+		case 1:
+			var v []byte
+			if v, i, err = pbBytesField(b, i); err != nil {
+				return 0, err
+			}
+			key = in.bytes(v, m.key)
+		case 2:
+			var v []byte
+			if v, i, err = pbBytesField(b, i); err != nil {
+				return 0, err
+			}
+			switch {
+			case m.val == pbString:
+				str = in.bytes(v, m.vst)
+			case m.val == pbBytes:
+				bs = make([]byte, len(v))
+				copy(bs, v)
+			case m.fast == pbMapResources:
+				qty = resource.Quantity{}
+				err = in.quantity(v, &qty)
+			default:
+				msg = reflect.New(m.typ.Elem())
+				err = m.msg.decode(in, v, msg.UnsafePointer())
+			}
+			if err != nil {
+				return 0, err
+			}
+		default:
+			n, err := pbSkip(b[start:])
+			if err != nil {
+				return 0, err
+			}
+			if n > post-start {
+				return 0, errProtobuf
+			}
+			i = start + n
+		}
+	}
+	switch m.fast {
+	case pbMapStrings:
+		mp := (*map[string]string)(q)
+		if *mp == nil {
+			*mp = make(map[string]string)
+		}
+		(*mp)[key] = str
+	case pbMapBytes:
+		mp := (*map[string][]byte)(q)
+		if *mp == nil {
+			*mp = make(map[string][]byte)
+		}
+		(*mp)[key] = bs
+	case pbMapResources:
+		mp := (*corev1.ResourceList)(q)
+		if *mp == nil {
+			*mp = make(corev1.ResourceList)
+		}
+		(*mp)[corev1.ResourceName(key)] = qty
+	default:
+		m.set(q, key, str, bs, msg)
+	}
+	return post, nil
+}
+
+// set stores an entry in a map of any other type.
+func (m *pbMap) set(q unsafe.Pointer, key, str string, bs []byte, msg reflect.Value) {
+	mv := reflect.NewAt(m.typ, q).Elem()
+	if mv.IsNil() {
+		mv.Set(reflect.MakeMap(m.typ))
+	}
+	vt := m.typ.Elem()
+	var v reflect.Value
+	switch {
+	case m.val == pbString:
+		v = reflect.ValueOf(str).Convert(vt)
+	case m.val == pbBytes:
+		v = reflect.ValueOf(bs).Convert(vt)
+	case msg.IsValid():
+		v = msg.Elem()
+	default:
+		v = reflect.Zero(vt)
+	}
+	mv.SetMapIndex(reflect.ValueOf(key).Convert(m.typ.Key()), v)
+}
+
+// bytes returns b as a string: the shared copy when its site allows one,
+// found without allocating, or a new copy.
+func (in *interner) bytes(b []byte, st *site) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > internMaxLen || st.skip() {
+		return string(b)
+	}
+	s := unsafe.String(&b[0], len(b)) // only compared and looked up
+	if c, ok := st.seen(s); ok {
+		st.found(true)
+		return c
+	}
+	c, ok := in.table[s]
+	st.found(ok)
+	if !ok {
+		c = string(b)
+		in.add(c)
+	}
+	st.remember(c)
+	return c
+}
+
+// decodeFieldsV1 decodes a FieldsV1 message into the *FieldsV1 at q,
+// sharing the field set of an equal one seen before. A message without
+// its bytes leaves a set one as it is (the generated code merges), and
+// never writes into a shared one.
+func (in *interner) decodeFieldsV1(b []byte, q unsafe.Pointer, st *site) error {
+	var raw []byte
+	found := false
+	for i := 0; i < len(b); {
+		start := i
+		key, next, err := pbVarint(b, i)
+		if err != nil {
+			return err
+		}
+		i = next
+		num, wire := int32(key>>3), key&7
+		switch {
+		case wire == 4 || num <= 0:
+			return errProtobuf
+		case num == 1:
+			if wire != 2 {
+				return errProtobuf
+			}
+			if raw, i, err = pbBytesField(b, i); err != nil {
+				return err
+			}
+			found = true
+		default:
+			n, err := pbSkip(b[start:])
+			if err != nil {
+				return err
+			}
+			i = start + n
+		}
+	}
+	f := (**metav1.FieldsV1)(q)
+	switch {
+	case found:
+		*f = in.fieldsV1(raw, st)
+	case *f == nil:
+		*f = &metav1.FieldsV1{}
+	}
+	return nil
+}
+
+// fieldsV1 returns a FieldsV1 of raw: the one seen before when its site
+// allows, found without copying raw, or a new one.
+func (in *interner) fieldsV1(raw []byte, st *site) *metav1.FieldsV1 {
+	if len(raw) == 0 || len(raw) > internMaxLen || st.skip() {
+		f := new(metav1.FieldsV1)
+		f.SetRawBytes(raw)
+		return f
+	}
+	if st.lastFields != nil && string(raw) == string(st.lastFields.GetRawBytes()) {
+		st.found(true)
+		return st.lastFields
+	}
+	c, ok := in.fields[string(raw)]
+	st.found(ok)
+	if !ok {
+		if len(in.fields) >= internMaxEntries {
+			clear(in.fields)
+		}
+		c = new(metav1.FieldsV1)
+		c.SetRawBytes(raw)
+		own := c.GetRawBytes()
+		in.fields[unsafe.String(&own[0], len(own))] = c
+	}
+	st.lastFields = c
+	return c
+}
+
+// quantity decodes a Quantity message into q, as its Unmarshal does,
+// parsing each distinct quantity once: a message of only its string
+// field is looked up in the quantities parsed before. Only quantities
+// held in an integer are kept, since copies of one held in a decimal
+// would share it; none are if Quantity's layout is not the known one.
+func (in *interner) quantity(b []byte, q *resource.Quantity) error {
+	// 0x0a is the key of field 1, the string, of wire type 2.
+	cacheable := len(b) > 1 && len(b) <= 64 && b[0] == 0x0a && int(b[1]) == len(b)-2
+	if cacheable {
+		if c, ok := in.quantities[string(b)]; ok {
+			*q = c
+			return nil
+		}
+	}
+	if err := q.Unmarshal(b); err != nil {
+		return err
+	}
+	if !cacheable || !quantityFields.ok {
+		return nil
+	}
+	if _, _, dec, _, _ := quantityAt(unsafe.Pointer(q)); dec == nil {
+		if len(in.quantities) >= internMaxEntries {
+			clear(in.quantities)
+		}
+		in.quantities[string(b)] = *q
+	}
+	return nil
+}
