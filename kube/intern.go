@@ -148,9 +148,18 @@ func (in *interner) str(s string, st *site) string {
 
 // fieldSet returns the FieldsV1 equal to f seen before, or f itself.
 func (in *interner) fieldSet(f *metav1.FieldsV1, st *site) *metav1.FieldsV1 {
-	raw := f.GetRawBytes() // f's own bytes, not a copy, unless built with fieldsv1string
+	return in.sharedFields(f.GetRawBytes(), st, func() *metav1.FieldsV1 { return f })
+}
+
+// sharedFields returns the FieldsV1 of the field set raw seen before,
+// when its site allows, found without copying raw; otherwise the one
+// made by own, which must not share raw's memory if raw is not its own
+// (raw is f's own bytes for fieldSet, unless built with fieldsv1string;
+// the decoder's input for fieldsV1). An own FieldsV1 is added to the
+// table, keyed by its bytes.
+func (in *interner) sharedFields(raw []byte, st *site, own func() *metav1.FieldsV1) *metav1.FieldsV1 {
 	if len(raw) == 0 || len(raw) > internMaxLen || st.skip() {
-		return f
+		return own()
 	}
 	if st.lastFields != nil && string(raw) == string(st.lastFields.GetRawBytes()) {
 		st.found(true)
@@ -162,8 +171,9 @@ func (in *interner) fieldSet(f *metav1.FieldsV1, st *site) *metav1.FieldsV1 {
 		if len(in.fields) >= internMaxEntries {
 			clear(in.fields)
 		}
-		in.fields[unsafe.String(&raw[0], len(raw))] = f
-		c = f
+		c = own()
+		kept := c.GetRawBytes()
+		in.fields[unsafe.String(&kept[0], len(kept))] = c
 	}
 	st.lastFields = c
 	return c

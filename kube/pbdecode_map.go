@@ -203,30 +203,13 @@ func (in *interner) decodeFieldsV1(b []byte, q unsafe.Pointer, st *site) error {
 }
 
 // fieldsV1 returns a FieldsV1 of raw: the one seen before when its site
-// allows, found without copying raw, or a new one.
+// allows, found without copying raw, or a new one with a copy of raw.
 func (in *interner) fieldsV1(raw []byte, st *site) *metav1.FieldsV1 {
-	if len(raw) == 0 || len(raw) > internMaxLen || st.skip() {
+	return in.sharedFields(raw, st, func() *metav1.FieldsV1 {
 		f := new(metav1.FieldsV1)
 		f.SetRawBytes(raw)
 		return f
-	}
-	if st.lastFields != nil && string(raw) == string(st.lastFields.GetRawBytes()) {
-		st.found(true)
-		return st.lastFields
-	}
-	c, ok := in.fields[string(raw)]
-	st.found(ok)
-	if !ok {
-		if len(in.fields) >= internMaxEntries {
-			clear(in.fields)
-		}
-		c = new(metav1.FieldsV1)
-		c.SetRawBytes(raw)
-		own := c.GetRawBytes()
-		in.fields[unsafe.String(&own[0], len(own))] = c
-	}
-	st.lastFields = c
-	return c
+	})
 }
 
 // quantity decodes a Quantity message into q, as its Unmarshal does,
