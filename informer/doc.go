@@ -51,8 +51,8 @@
 // Options.Transform slims objects before they are cached; NewProjected
 // caches a projection T of a larger source type S, so that the cache,
 // listers and handlers only ever hold T. A source that implements
-// reflector.Sharer (package kube's do) makes objects share equal parts,
-// such as maps of labels, after the Transform.
+// reflector.Sharer (package kube's do) makes the objects of lists and
+// creations share equal parts, such as maps of labels, as they are cached.
 //
 // The informer has synced (HasSynced) once the first list has been applied
 // to the cache and its notifications handed to the handlers. Each

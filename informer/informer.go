@@ -39,6 +39,9 @@ type Informer[T keys.Object] struct {
 	// which route applies itself to the watch events it applies.
 	fifoKey   keys.Func[T]
 	transform func(T) (T, error)
+	// share is the source's reflector.Sharer, nil if it has none; see
+	// applyDelta.
+	share func(T) T
 	// newReflector builds the reflector feeding fifo, in Run, once the
 	// resync check period is final.
 	newReflector func(reflector.Options) runner
@@ -105,35 +108,21 @@ type runner interface {
 }
 
 // New returns an Informer that mirrors src. If src is a reflector.Sharer,
-// every object goes through its Share after opts.Transform. New panics if
-// src is nil or an index function in opts.Indexers is nil.
+// the objects of lists and creations go through its Share as they are
+// cached. New panics if src is nil or an index function in opts.Indexers
+// is nil.
 func New[T keys.Object](src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
 	if src == nil {
 		panic("informer: New called with a nil source")
 	}
-	if s, ok := src.(reflector.Sharer[T]); ok {
-		opts.Transform = shareAfter(opts.Transform, s)
-	}
 	inf := newInformer(opts)
+	if s, ok := src.(reflector.Sharer[T]); ok {
+		inf.share = s.Share
+	}
 	inf.newReflector = func(ro reflector.Options) runner {
 		return reflector.New(src, source[T]{inf}, ro)
 	}
 	return inf
-}
-
-// shareAfter returns transform followed by s.Share: objects share parts
-// only once nothing edits them any more.
-func shareAfter[T any](transform func(T) (T, error), s reflector.Sharer[T]) func(T) (T, error) {
-	if transform == nil {
-		return func(obj T) (T, error) { return s.Share(obj), nil }
-	}
-	return func(obj T) (T, error) {
-		obj, err := transform(obj)
-		if err != nil {
-			return obj, err
-		}
-		return s.Share(obj), nil
-	}
 }
 
 // NewProjected returns an Informer that mirrors src, a source of a type S

@@ -46,7 +46,7 @@ type Options[T keys.Object] struct {
 	// be transformed keeps the informer from syncing. To cache a different
 	// type than the source's, use NewProjected. Transform may edit the
 	// object in place: a source that shares parts among its objects
-	// (reflector.Sharer) shares them only after Transform.
+	// (reflector.Sharer) shares them only as they are cached, after it.
 	Transform func(T) (T, error)
 
 	// Equal, if set, suppresses updates whose new state is Equal to the

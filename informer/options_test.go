@@ -92,10 +92,9 @@ func (s *sharingSource) Share(o *obj) *obj {
 	return o
 }
 
-// Every object an informer caches goes through its source's Share once,
-// after the Transform: for the initial list (through the FIFO) and for
-// watch events (on the reflector's goroutine).
-func TestShareAfterTransform(t *testing.T) {
+// The objects an informer caches from a list or a creation go through its
+// source's Share once, after the Transform; updates keep their own parts.
+func TestShareListedAndCreated(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := &sharingSource{Source: newSource(t, memsource.Options[*obj]{}, newObj("a", 1))}
 		opts := quiet(t)
@@ -110,14 +109,17 @@ func TestShareAfterTransform(t *testing.T) {
 		start(t, inf)
 		synctest.Wait()
 		update(t, src.Source, "a", 2)
+		if _, err := src.Create(newObj("b", 3)); err != nil {
+			t.Fatal(err)
+		}
 		synctest.Wait()
-		want := []string{"add ns/a v101 initial=true", "update ns/a v101->v201"}
+		want := []string{"add ns/a v101 initial=true", "update ns/a v101->v200", "add ns/b v301 initial=false"}
 		if diff := cmp.Diff(want, rec.take()); diff != "" {
 			t.Errorf("events mismatch (-want +got):\n%s", diff)
 		}
 		src.mu.Lock()
 		defer src.mu.Unlock()
-		if diff := cmp.Diff([]int{100, 200}, src.shared); diff != "" {
+		if diff := cmp.Diff([]int{100, 300}, src.shared); diff != "" {
 			t.Errorf("values given to Share (-want +got):\n%s", diff)
 		}
 	})

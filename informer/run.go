@@ -162,6 +162,13 @@ func (inf *Informer[T]) applyDelta(key string, d deltafifo.Delta[T], initial boo
 		}
 		return fanout.Notification[T]{Key: key, Old: old, Obj: d.Object, Kind: fanout.Delete, Inferred: d.Inferred}, true
 	}
+	if inf.share != nil && (d.Type == deltafifo.Added || d.Type == deltafifo.Replaced) {
+		// Transformed, not yet cached: from here on the object is
+		// read-only, and may share parts with the objects cached before.
+		// Updates keep their own parts: sharing costs more than an
+		// update's other work on the informer's path.
+		d.Object = inf.share(d.Object)
+	}
 	old, existed, err := inf.putLocked(key, d.Object)
 	if err != nil {
 		inf.reportError(fmt.Errorf("informer: caching %q: %w", key, err))

@@ -70,8 +70,8 @@ func identity(kind string, resource *schema.GroupVersionResource, namespace stri
 	if opts.DropManagedFields {
 		b.WriteString(", without managedFields")
 	}
-	if opts.DisableMapSharing {
-		b.WriteString(", maps kept apart")
+	if opts.ShareMaps {
+		b.WriteString(", maps shared")
 	}
 	return b.String()
 }

@@ -19,9 +19,9 @@ import (
 // Pods of one template have the same ones), and even a small map costs a
 // few hundred bytes.
 //
-// The informer calls Share after its Transform, as the object goes into
-// the cache and becomes read-only, so no Transform ever edits a shared
-// map. Code that edited a cached object's map would change every object
+// The informer calls Share for the objects of lists and creations after
+// its Transform, as the object goes into the cache and becomes read-only,
+// so no Transform ever edits a shared map. Code that edited a cached object's map would change every object
 // sharing it; editing cached objects is forbidden anyway, and the
 // informer's MutationDetector reports it.
 type mapSharer struct {

@@ -55,11 +55,13 @@ func syncedConfigMaps(t *testing.T, opts kube.Options, transform func(*corev1.Co
 	return cached
 }
 
-// Cached objects whose labels are equal share one map; different labels,
-// nil and empty maps stay what they were.
+// With ShareMaps, cached objects whose labels are equal share one map;
+// different labels, nil and empty maps stay what they were. Without it,
+// every object keeps its own.
 func TestCachedObjectsShareEqualMaps(t *testing.T) {
 	web := map[string]string{"app": "web", "tier": "frontend"}
-	got := syncedConfigMaps(t, kube.Options{}, nil,
+	shared := kube.Options{ShareMaps: true}
+	got := syncedConfigMaps(t, shared, nil,
 		labelled("a", web), labelled("b", map[string]string{"app": "web", "tier": "frontend"}),
 		labelled("c", map[string]string{"app": "db"}), labelled("d", nil), labelled("e", map[string]string{}))
 	if !sameMap(got["a"].Labels, got["b"].Labels) {
@@ -75,9 +77,9 @@ func TestCachedObjectsShareEqualMaps(t *testing.T) {
 		t.Errorf("nil labels became %v, empty labels became nil: %v", got["d"].Labels, got["e"].Labels == nil)
 	}
 
-	apart := syncedConfigMaps(t, kube.Options{DisableMapSharing: true}, nil, labelled("a", web), labelled("b", web))
+	apart := syncedConfigMaps(t, kube.Options{}, nil, labelled("a", web), labelled("b", web))
 	if sameMap(apart["a"].Labels, apart["b"].Labels) {
-		t.Error("DisableMapSharing: a and b share a map")
+		t.Error("without ShareMaps, a and b share a map")
 	}
 }
 
@@ -90,7 +92,7 @@ func TestTransformEditsUnsharedMaps(t *testing.T) {
 		}
 		return cm, nil
 	}
-	got := syncedConfigMaps(t, kube.Options{}, dropTier,
+	got := syncedConfigMaps(t, kube.Options{ShareMaps: true}, dropTier,
 		labelled("a", map[string]string{"app": "web", "tier": "frontend"}),
 		labelled("b", map[string]string{"app": "web", "tier": "frontend"}),
 		labelled("c", map[string]string{"app": "web", "tier": "frontend"}))
@@ -118,7 +120,8 @@ func TestMutationDetectorReportsEditsOfSharedMaps(t *testing.T) {
 		labelled("c", map[string]string{"app": "db"}))
 	var mu sync.Mutex
 	var reported []string
-	inf := informer.New(kube.Source[*corev1.ConfigMap](cs.CoreV1().ConfigMaps("ns")), informer.Options[*corev1.ConfigMap]{
+	src := kube.SourceWithOptions[*corev1.ConfigMap](cs.CoreV1().ConfigMaps("ns"), kube.Options{ShareMaps: true})
+	inf := informer.New(src, informer.Options[*corev1.ConfigMap]{
 		MutationDetector: informer.MutationDetector[*corev1.ConfigMap]{Enabled: true, Period: time.Hour},
 		ErrorHandler: func(_ context.Context, err error) {
 			if me, ok := errors.AsType[*informer.CacheMutationError](err); ok {

@@ -76,17 +76,18 @@ type Options struct {
 	// documentation's Decoding section). The objects are the same; client-go
 	// spends more time and memory on them.
 	DecodeWithClient bool
-	// DisableMapSharing makes every cached object keep maps of its own.
-	// By default an informer's objects share their maps of strings
-	// (labels, annotations, node selectors, data) and resource lists
-	// (requests, limits) with earlier objects whose map at that place is
-	// equal, once they are cached and read-only: after the informer's
-	// Transform, which may edit them.
-	// Code that edits cached objects, which no program may do, would then
-	// change every object sharing the edited map, not just one; a program
-	// that cannot rule such code out, and does not run the informer's
-	// MutationDetector in its tests, may keep the maps apart.
-	DisableMapSharing bool
+	// ShareMaps makes the objects an informer caches from lists and
+	// creations share their maps of strings (labels, annotations, node
+	// selectors, data) and resource lists (requests, limits) with earlier
+	// objects whose map at that place is equal, once they are read-only:
+	// after the informer's Transform, which may edit them. Objects of one
+	// kind repeat most of these maps (the Pods of one template have the
+	// same), so a cache holds much less; each object costs a lookup per
+	// map as it is cached. Objects updated by watch events keep their own
+	// maps until a relist. Code that edits cached objects, which no
+	// program may do, would change every object sharing the edited map,
+	// not just one: run the informer's MutationDetector in tests.
+	ShareMaps bool
 }
 
 // ListerWatcher is a reflector.ListerWatcher[T] backed by a Kubernetes
@@ -102,7 +103,7 @@ type ListerWatcher[T Object, L ListObject] struct {
 	name     string // T's type, for error messages
 	identity string // see Identity
 	// maps shares equal maps among the objects an informer caches; nil
-	// with Options.DisableMapSharing.
+	// without Options.ShareMaps.
 	maps *mapSharer
 }
 
@@ -136,7 +137,7 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 	streaming := !opts.DisableStreamingList && !noWatchList &&
 		clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
 	var sharer *mapSharer
-	if t := reflect.TypeFor[T](); !opts.DisableMapSharing && t.Kind() == reflect.Pointer {
+	if t := reflect.TypeFor[T](); opts.ShareMaps && t.Kind() == reflect.Pointer {
 		sharer = newMapSharer(t.Elem())
 	}
 	return &ListerWatcher[T, L]{
@@ -155,11 +156,12 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 }
 
 // Share makes obj's maps of strings (labels, annotations, node selectors,
-// data) and resource lists the equal maps of objects it shared before,
-// unless the source was made with Options.DisableMapSharing. An informer
-// calls it (it implements reflector.Sharer) for every object it is about
-// to cache, after its Transform; from then on the object is read-only,
-// like every cached object. Nil maps stay nil.
+// data) and resource lists the equal maps of objects it shared before, if
+// the source was made with Options.ShareMaps; otherwise it returns obj
+// as it is. An informer calls it (it implements reflector.Sharer) for the
+// objects of lists and creations as it caches them, after its Transform;
+// from then on the object is read-only, like every cached object. Nil
+// maps stay nil.
 func (s *ListerWatcher[T, L]) Share(obj T) T {
 	if s.maps != nil {
 		s.maps.shareObject(reflect.ValueOf(obj).UnsafePointer())
