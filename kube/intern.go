@@ -132,18 +132,27 @@ func (in *interner) str(s string, st *site) string {
 	if len(s) == 0 || len(s) > internMaxLen || st.skip() {
 		return s
 	}
+	if c, ok := in.shared(s, st); ok {
+		return c
+	}
+	in.add(s)
+	st.remember(s)
+	return s
+}
+
+// shared returns the copy of s that the site remembers or the table
+// holds, counting the lookup in the site's judgement.
+func (in *interner) shared(s string, st *site) (string, bool) {
 	if c, ok := st.seen(s); ok {
 		st.found(true)
-		return c
+		return c, true
 	}
 	c, ok := in.table[s]
 	st.found(ok)
-	if !ok {
-		in.add(s)
-		c = s
+	if ok {
+		st.remember(c)
 	}
-	st.remember(c)
-	return c
+	return c, ok
 }
 
 // fieldSet returns the FieldsV1 equal to f seen before, or f itself.

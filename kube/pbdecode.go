@@ -73,16 +73,11 @@ func (t *pbType) decode(in *interner, b []byte, p unsafe.Pointer) error {
 	}
 	for i := 0; i < len(b); {
 		start := i
-		key, next, err := pbVarint(b, i)
+		num, key, next, err := pbKey(b, i)
 		if err != nil {
 			return err
 		}
 		i = next
-		// The field number is truncated to 32 bits, as the generated code does.
-		num, wire := int32(key>>3), key&7
-		if wire == 4 || num <= 0 {
-			return errProtobuf
-		}
 		if int(num) >= len(t.fields) || t.fields[num].op == pbNone {
 			n, err := pbSkip(b[start:])
 			if err != nil {
@@ -202,6 +197,20 @@ func (f *pbField) repScalar(b []byte, i int, wire uint64, q unsafe.Pointer) (int
 		return i, nil
 	}
 	return 0, errProtobuf
+}
+
+// pbKey reads the key of the field at b[i:] and returns the field's
+// number, truncated to 32 bits as the generated code does, the key (the
+// wire type is key&7) and where the value starts. An end of group and a
+// number below 1 are errors.
+func pbKey(b []byte, i int) (num int32, key uint64, next int, err error) {
+	if key, next, err = pbVarint(b, i); err != nil {
+		return 0, 0, 0, err
+	}
+	if num = int32(key >> 3); key&7 == 4 || num <= 0 {
+		return 0, 0, 0, errProtobuf
+	}
+	return num, key, next, nil
 }
 
 // pbVarint reads a varint at b[i:] as the generated code does: at most

@@ -143,17 +143,11 @@ func (in *interner) bytes(b []byte, st *site) string {
 	if len(b) > internMaxLen || st.skip() {
 		return string(b)
 	}
-	s := unsafe.String(&b[0], len(b)) // only compared and looked up
-	if c, ok := st.seen(s); ok {
-		st.found(true)
+	if c, ok := in.shared(unsafe.String(&b[0], len(b)), st); ok { // only compared and looked up
 		return c
 	}
-	c, ok := in.table[s]
-	st.found(ok)
-	if !ok {
-		c = string(b)
-		in.add(c)
-	}
+	c := string(b)
+	in.add(c)
 	st.remember(c)
 	return c
 }
@@ -167,17 +161,14 @@ func (in *interner) decodeFieldsV1(b []byte, q unsafe.Pointer, st *site) error {
 	found := false
 	for i := 0; i < len(b); {
 		start := i
-		key, next, err := pbVarint(b, i)
+		num, key, next, err := pbKey(b, i)
 		if err != nil {
 			return err
 		}
 		i = next
-		num, wire := int32(key>>3), key&7
 		switch {
-		case wire == 4 || num <= 0:
-			return errProtobuf
 		case num == 1:
-			if wire != 2 {
+			if key&7 != 2 {
 				return errProtobuf
 			}
 			if raw, i, err = pbBytesField(b, i); err != nil {
