@@ -49,16 +49,20 @@ func TestEqualSuppressesUnchangedContent(t *testing.T) {
 	})
 }
 
+// hundredfold is a Transform that returns a copy of o with its value
+// multiplied by 100.
+func hundredfold(o *obj) (*obj, error) {
+	c := *o
+	c.Value *= 100
+	return &c, nil
+}
+
 // Options.Transform runs before objects are cached.
 func TestTransform(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := newSource(t, memsource.Options[*obj]{}, newObj("a", 1))
 		opts := quiet(t)
-		opts.Transform = func(o *obj) (*obj, error) {
-			c := *o
-			c.Value *= 100
-			return &c, nil
-		}
+		opts.Transform = hundredfold
 		inf := informer.New(src, opts)
 		rec := newRecorder()
 		mustAdd(t, inf, rec, informer.HandlerOptions{})
@@ -98,11 +102,7 @@ func TestShareListedAndCreated(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := &sharingSource{Source: newSource(t, memsource.Options[*obj]{}, newObj("a", 1))}
 		opts := quiet(t)
-		opts.Transform = func(o *obj) (*obj, error) {
-			c := *o
-			c.Value *= 100
-			return &c, nil
-		}
+		opts.Transform = hundredfold
 		inf := informer.New(src, opts)
 		rec := newRecorder()
 		mustAdd(t, inf, rec, informer.HandlerOptions{})
