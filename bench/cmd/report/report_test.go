@@ -260,6 +260,7 @@ const serverRunOutput = `report-server-date: 2026-11-26 04:00 UTC
 report-server-commit: def456
 report-server-mode: full
 report-server-count: 1
+report-server-benchtime: 2s
 BenchmarkUpdates/kind=configmaps/content=json/fields=all/impl=typedcache-2 	 1	 1000 ns/op	 20000 cpu-ns/update
 BenchmarkUpdates/kind=configmaps/content=json/fields=all/impl=client-go-2 	 1	 1000 ns/op	 80000 cpu-ns/update
 BenchmarkInitialSync/kind=pods/content=protobuf/mode=streaming/fields=all/impl=typedcache-2 	 1	 1000 ns/op	 12000 heap-B/object
@@ -290,7 +291,7 @@ func TestServerRows(t *testing.T) {
 	}
 	with, outs := report(sampleRun + serverRunOutput)
 	for _, want := range []string{
-		"\n## real server\n\nRun: 2026-11-26 04:00 UTC, commit `def456`, full sizes, `-count 1`",
+		"\n## real server\n\nRun: 2026-11-26 04:00 UTC, commit `def456`, full sizes, `-count 1`, iterations for `-benchtime 2s` each,",
 		"| 10,000 updates of 100 ConfigMaps, json, replayed | cpu-ns/update | 80.0k | 20.0k | 4.00× | ≤ 0.5x client-go | yes |",
 		"initial sync, 5,000 Pods, protobuf, streaming list: heap per cached object (heap-B/object): target ≤ 0.7x client-go, got typedcache 12.0k vs client-go 15.0k (ratio 1.25×)",
 		"| replicas | reconciles/s | × one replica |\n|--:|--:|--:|\n| 1 | 90.0 | 1.00× |\n| 2 | 180 | 2.00× |\n| 3 | 250 | 2.78× |\n",
