@@ -109,7 +109,9 @@ type runner interface {
 
 // New returns an Informer that mirrors src. If src is a reflector.Sharer,
 // the objects of lists and creations go through its Share as they are
-// cached. New panics if src is nil or an index function in opts.Indexers
+// cached. Without opts.Transform, its lists and watches are ReadOnly
+// (reflector.ListOptions): the source may share memory among the objects
+// it delivers. New panics if src is nil or an index function in opts.Indexers
 // is nil.
 func New[T keys.Object](src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
 	if src == nil {
@@ -120,6 +122,9 @@ func New[T keys.Object](src reflector.ListerWatcher[T], opts Options[T]) *Inform
 		inf.share = s.Share
 	}
 	inf.newReflector = func(ro reflector.Options) runner {
+		// Without a Transform nothing edits an object on its way from the
+		// source to the cache, where it is read-only.
+		ro.ReadOnly = opts.Transform == nil
 		return reflector.New(src, source[T]{inf}, ro)
 	}
 	return inf

@@ -213,7 +213,11 @@ func (f *fakeLW) record(call string) {
 
 func (f *fakeLW) List(ctx context.Context, opts reflector.ListOptions) (reflector.ListResult[*obj], error) {
 	f.mu.Lock()
-	f.record(fmt.Sprintf("List(rv=%q limit=%d continue=%q)", opts.ResourceVersion, opts.Limit, opts.Continue))
+	call := fmt.Sprintf("List(rv=%q limit=%d continue=%q", opts.ResourceVersion, opts.Limit, opts.Continue)
+	if opts.ReadOnly {
+		call += " readonly"
+	}
+	f.record(call + ")")
 	if len(f.lists) == 0 {
 		f.mu.Unlock()
 		return reflector.ListResult[*obj]{}, errors.New("fake: no list scripted")
@@ -237,6 +241,9 @@ func (f *fakeLW) Watch(ctx context.Context, opts reflector.WatchOptions) (reflec
 	}
 	if opts.SendInitialEvents {
 		call += " initial"
+	}
+	if opts.ReadOnly {
+		call += " readonly"
 	}
 	f.record(call + ")")
 	f.watchOp = append(f.watchOp, opts)

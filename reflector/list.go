@@ -112,7 +112,7 @@ func (r *Reflector[T]) pageLimit(rv string) int64 {
 // the answer came in more than one page. When a continue token expires it
 // falls back to one unpaginated list at rv.
 func (r *Reflector[T]) listPages(ctx context.Context, rv string) (items []T, listRV string, paginated bool, err error) {
-	opts := ListOptions{ResourceVersion: rv, Limit: r.pageLimit(rv)}
+	opts := ListOptions{ResourceVersion: rv, Limit: r.pageLimit(rv), ReadOnly: r.readOnly}
 	var pages [][]T
 	for {
 		page, err := r.lw.List(ctx, opts)
@@ -121,7 +121,7 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv string) (items []T, lis
 				return nil, "", paginated, err
 			}
 			r.log.DebugContext(ctx, "continue token expired, listing in one call", "resourceVersion", rv)
-			page, err = r.lw.List(ctx, ListOptions{ResourceVersion: rv})
+			page, err = r.lw.List(ctx, ListOptions{ResourceVersion: rv, ReadOnly: r.readOnly})
 			return page.Items, page.ResourceVersion, paginated, err
 		}
 		if pages == nil {
@@ -140,7 +140,7 @@ func (r *Reflector[T]) listPages(ctx context.Context, rv string) (items []T, lis
 			return nil, "", true, fmt.Errorf("reflector: source repeated continue token %q", page.Continue)
 		}
 		// A continuation names its snapshot itself: no resource version.
-		opts = ListOptions{Limit: opts.Limit, Continue: page.Continue}
+		opts = ListOptions{Limit: opts.Limit, Continue: page.Continue, ReadOnly: r.readOnly}
 	}
 }
 

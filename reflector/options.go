@@ -44,6 +44,12 @@ type Options struct {
 	// ErrExpired at Info.
 	ErrorHandler func(ctx context.Context, err error)
 
+	// ReadOnly promises that the store never modifies the objects it
+	// receives, nor lets anyone else: the reflector passes it on to every
+	// List and Watch (ListOptions.ReadOnly), so that the source may make
+	// the objects share memory where they are equal.
+	ReadOnly bool
+
 	// Tuning adjusts how the reflector lists, watches and retries.
 	Tuning
 }

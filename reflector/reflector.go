@@ -33,6 +33,7 @@ type Reflector[T keys.Object] struct {
 	shouldResync    func() bool
 	pageSize        int64
 	streaming       bool // use streaming lists; cleared for good when one stalls
+	readOnly        bool // Options.ReadOnly, passed on to every List and Watch
 	streamIdle      time.Duration
 	minWatchTimeout time.Duration
 	onError         func(context.Context, error)
@@ -86,6 +87,7 @@ func New[T keys.Object](lw ListerWatcher[T], store Store[T], opts Options) *Refl
 		streamIdle:      cmp.Or(opts.StreamingListIdleTimeout, defaultStreamingListIdleTimeout),
 		minWatchTimeout: max(opts.MinWatchTimeout, defaultMinWatchTimeout),
 		onError:         opts.ErrorHandler,
+		readOnly:        opts.ReadOnly,
 		rand:            rand.Float64,
 		backoff:         backoff{cfg: opts.Backoff.withDefaults()},
 	}

@@ -87,6 +87,10 @@ type ListOptions struct {
 	Limit int64
 	// Continue is the token from the previous page, or "" for the first.
 	Continue string
+	// ReadOnly promises that nothing will modify the listed objects: the
+	// source may make them share memory with each other and with objects
+	// it returned before, where they are equal (a map of labels, say).
+	ReadOnly bool
 }
 
 // ListResult is one List answer: the items, the resource version the list
@@ -116,6 +120,9 @@ type WatchOptions struct {
 	// has one: an Added event for every object, then a Bookmark with
 	// InitialEventsEnd set, then changes as usual.
 	SendInitialEvents bool
+	// ReadOnly promises that nothing will modify the objects of the
+	// stream's events, as ListOptions.ReadOnly does for a list's.
+	ReadOnly bool
 }
 
 // Watch is a running stream of events, read by one goroutine at a time.

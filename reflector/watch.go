@@ -94,6 +94,7 @@ var errNoWatch = errors.New("source returned a nil Watch")
 
 // startWatch calls the source's Watch.
 func (r *Reflector[T]) startWatch(ctx context.Context, opts WatchOptions) (Watch[T], error) {
+	opts.ReadOnly = r.readOnly
 	w, err := r.lw.Watch(ctx, opts)
 	if err == nil && w == nil {
 		err = errNoWatch
