@@ -19,6 +19,8 @@ import (
 type direct[T Object] struct {
 	access  restAccess
 	objects *objectType[T]
+	// readOnly decodes the objects of requests made with ReadOnly.
+	readOnly *objectType[T]
 }
 
 // newDirect returns the direct path for client, or nil where it does not
@@ -38,17 +40,27 @@ func newDirect[T Object](client any, opts Options) *direct[T] {
 	if !ok || !jsonDecodableType(t.Elem()) {
 		return nil
 	}
-	return &direct[T]{access: access, objects: newObjectType[T](t.Elem(), access.gvk, opts.DropManagedFields)}
+	objects := newObjectType[T](t.Elem(), access.gvk, opts.DropManagedFields)
+	return &direct[T]{access: access, objects: objects, readOnly: objects.readOnlyObjects()}
+}
+
+// objectsOf returns the decoding of objects that will be read-only or
+// not.
+func (d *direct[T]) objectsOf(readOnly bool) *objectType[T] {
+	if readOnly {
+		return d.readOnly
+	}
+	return d.objects
 }
 
 // list lists one page, decoding the response as it arrives.
-func (d *direct[T]) list(ctx context.Context, opts metav1.ListOptions) ([]T, metav1.ListMeta, error) {
+func (d *direct[T]) list(ctx context.Context, opts metav1.ListOptions, readOnly bool) ([]T, metav1.ListMeta, error) {
 	body, err := d.access.list(ctx, opts)
 	if err != nil {
 		return nil, metav1.ListMeta{}, err
 	}
 	defer body.Close()
-	return d.objects.decodeList(bufio.NewReaderSize(body, 32<<10))
+	return d.objectsOf(readOnly).decodeList(bufio.NewReaderSize(body, 32<<10))
 }
 
 // decodeList decodes a list response, protobuf or JSON, told apart by
@@ -65,12 +77,12 @@ func (o *objectType[T]) decodeList(r *bufio.Reader) ([]T, metav1.ListMeta, error
 }
 
 // watch starts a watch.
-func (d *direct[T]) watch(ctx context.Context, opts metav1.ListOptions, name string) (*directWatch[T], error) {
+func (d *direct[T]) watch(ctx context.Context, opts metav1.ListOptions, name string, readOnly bool) (*directWatch[T], error) {
 	body, err := d.access.watch(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
-	return newDirectWatch(ctx, d.objects, body, name), nil
+	return newDirectWatch(ctx, d.objectsOf(readOnly), body, name), nil
 }
 
 // jsonDecodableTypes caches jsonDecodable by type: it walks the whole type,

@@ -117,6 +117,20 @@
 // object (names, UIDs, versions, data) are recognized as such and left
 // alone, and the table of known strings is bounded.
 //
+// When the caller promises not to modify the objects
+// (reflector.ListOptions.ReadOnly and WatchOptions.ReadOnly, which an
+// informer without a Transform sets), the protobuf decoder also makes
+// equal maps of strings (labels, annotations, node selectors, data) and
+// resource lists (requests, limits) one map: a map whose entries are
+// byte for byte those of a map decoded before is that map, found by one
+// hash of its entries' bytes and not decoded again. This spares both the
+// map's memory and the work of building it, on lists and on every
+// update; resource lists holding a quantity in decimal form are never
+// shared, nor are maps of bytes. A program that edited a cached object
+// (never allowed, with client-go as here) would change every object
+// sharing the map it edited; the informer's MutationDetector reports such
+// edits.
+//
 // With Options.ShareMaps, an informer's cached objects also share their
 // maps of strings (labels, annotations, node selectors, data) and resource
 // lists (requests, limits) where they are equal, quantity for quantity in

@@ -31,6 +31,11 @@ type interner struct {
 	// by their message.
 	quantities map[string]resource.Quantity
 	walk       walk[*interner] // nil when the type holds no string
+	// readOnly says that the object being decoded will not be modified:
+	// the decoder may share its maps (see pbMap.decodeShared), and
+	// sharedMaps lists the ones it shared so far.
+	readOnly   bool
+	sharedMaps []unsafe.Pointer
 }
 
 const (
@@ -50,32 +55,39 @@ const (
 type site struct {
 	lookups, hits uint32
 	coldFor       uint32 // strings still to skip
-	// recent holds shared copies of the site's latest strings: most sites
-	// see few distinct strings (a map's keys, a container's variables), and
-	// comparing with them spares a lookup.
+	// recent holds shared copies of strings the site saw, each in the
+	// slot its length and a few of its bytes pick: most sites see few
+	// distinct strings (a map's keys, a container's variables), and one
+	// comparison with the string in that slot spares a lookup.
 	recent [siteRecent]string
-	next   uint8 // where the next string goes in recent
 	// lastFields is the latest field set of a site of field sets.
 	lastFields *metav1.FieldsV1
 }
 
-// siteRecent is how many recent strings a site compares with.
-const siteRecent = 8
+// siteRecent is how many strings a site keeps.
+const (
+	siteBits   = 5
+	siteRecent = 1 << siteBits
+)
 
-// seen returns the copy of s in recent.
-func (s *site) seen(str string) (string, bool) {
-	for _, r := range &s.recent {
-		if r == str {
-			return r, true
-		}
-	}
-	return "", false
+// siteSlot picks the slot of s, a non-empty string, in recent from its
+// length and its first, middle and last bytes, which tell apart the
+// values a site repeats (label values, names that differ in a digit).
+func siteSlot(s string) int {
+	h := uint32(len(s))<<24 ^ uint32(s[0])<<16 ^ uint32(s[len(s)/2])<<8 ^ uint32(s[len(s)-1])
+	return int((h * 0x9e3779b1) >> (32 - siteBits))
 }
 
-// remember puts s in recent, in place of the oldest.
+// seen returns the copy of s, a non-empty string, in recent.
+func (s *site) seen(str string) (string, bool) {
+	r := s.recent[siteSlot(str)]
+	return r, r == str
+}
+
+// remember puts s, a non-empty string, in recent, in place of the one in
+// its slot.
 func (s *site) remember(str string) {
-	s.recent[s.next%siteRecent] = str
-	s.next++
+	s.recent[siteSlot(str)] = str
 }
 
 const (

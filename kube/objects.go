@@ -38,6 +38,9 @@ type objectType[T Object] struct {
 	dropManaged bool
 	// strings makes the objects share their repeated strings.
 	strings *interner
+	// readOnly says that the objects decoded will not be modified, so
+	// that they may share their maps (see pbMap.decodeShared).
+	readOnly bool
 }
 
 func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dropManaged bool) *objectType[T] {
@@ -53,6 +56,14 @@ func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dro
 		dropManaged: dropManaged,
 		strings:     newInterner(elem),
 	}
+}
+
+// readOnlyObjects returns o for objects that will not be modified: a copy
+// of it that decodes them sharing their maps, with o's strings.
+func (o *objectType[T]) readOnlyObjects() *objectType[T] {
+	c := *o
+	c.readOnly = true
+	return &c
 }
 
 // new returns a new, zero *E.
@@ -104,7 +115,10 @@ func (o *objectType[T]) unmarshal(raw []byte, obj T) error {
 	}
 	in := o.strings
 	in.mu.Lock()
+	in.readOnly = o.readOnly
 	err := o.pb.decode(in, raw, reflect.ValueOf(obj).UnsafePointer())
+	clear(in.sharedMaps)
+	in.sharedMaps = in.sharedMaps[:0]
 	in.mu.Unlock()
 	if err != nil {
 		return err

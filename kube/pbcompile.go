@@ -187,7 +187,7 @@ func (c *pbCompiler) pointer(t reflect.Type) (pbField, bool) {
 func (c *pbCompiler) slice(t reflect.Type) (pbField, bool) {
 	e := t.Elem()
 	if kind, ok := scalarKind(e); ok {
-		return pbField{op: pbRepScalar, kind: kind, grow: appender(t)}, true
+		return pbField{op: pbRepScalar, kind: kind, grow: appender(newSliceGrower(t))}, true
 	}
 	switch e.Kind() {
 	case reflect.Uint8:
@@ -196,7 +196,8 @@ func (c *pbCompiler) slice(t reflect.Type) (pbField, bool) {
 		return pbField{op: pbRepString, st: new(site)}, true
 	case reflect.Struct:
 		msg, ok := c.message(e)
-		return pbField{op: pbRepMessage, msg: msg, grow: appender(t), typ: t}, ok
+		g := newSliceGrower(t)
+		return pbField{op: pbRepMessage, msg: msg, grow: appender(g), slice: g}, ok
 	}
 	return pbField{}, false
 }
@@ -262,17 +263,42 @@ func allocator(t reflect.Type) func(q unsafe.Pointer) unsafe.Pointer {
 // appender returns a function that appends an element to the slice of
 // type t at q, and returns it. The element is zero: the slices it grows
 // are only ever grown by it, so their memory past their length is zero.
-func appender(t reflect.Type) func(q unsafe.Pointer) unsafe.Pointer {
-	size := t.Elem().Size()
+func appender(g *sliceGrower) func(q unsafe.Pointer) unsafe.Pointer {
+	size := g.scratch.Type().Elem().Size()
 	return func(q unsafe.Pointer) unsafe.Pointer {
 		h := (*sliceHeader)(q)
 		if h.len == h.cap {
-			reflect.NewAt(t, q).Elem().Grow(1)
+			g.grow(q, 1)
 		}
 		p := unsafe.Add(h.data, uintptr(h.len)*size)
 		h.len++
 		return p
 	}
+}
+
+// A sliceGrower grows slices of one type in place. reflect grows a slice
+// only through a Value, and making a Value of a slice at an address
+// costs a lookup of its pointer type each time; a grower makes one
+// Value, of a slice of its own, once, and moves the slice to grow in and
+// out of it. The decoder it belongs to is used under the interner's lock,
+// one decoding at a time.
+type sliceGrower struct {
+	scratch reflect.Value  // a settable slice, nil between calls
+	at      unsafe.Pointer // its address
+}
+
+func newSliceGrower(t reflect.Type) *sliceGrower {
+	p := reflect.New(t)
+	return &sliceGrower{scratch: p.Elem(), at: p.UnsafePointer()}
+}
+
+// grow grows the capacity of the slice at q for n more elements.
+func (g *sliceGrower) grow(q unsafe.Pointer, n int) {
+	s := (*sliceHeader)(g.at)
+	*s = *(*sliceHeader)(q)
+	g.scratch.Grow(n)
+	*(*sliceHeader)(q) = *s
+	*s = sliceHeader{}
 }
 
 // sliceHeader is the layout of a slice.

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"reflect"
 	"unsafe"
 )
 
@@ -28,7 +27,7 @@ type pbField struct {
 	msg    *pbType // of a message, a pointer's or slice's message
 	st     *site   // of a string or a field set
 	grow   func(p unsafe.Pointer) unsafe.Pointer
-	typ    reflect.Type // of a slice of messages
+	slice  *sliceGrower // of a slice of messages
 	mp     *pbMap
 }
 
@@ -87,7 +86,18 @@ func (t *pbType) decode(in *interner, b []byte, p unsafe.Pointer) error {
 			continue
 		}
 		f := &t.fields[num]
-		if i, err = f.decode(in, b, i, key, unsafe.Add(p, f.offset)); err != nil {
+		q := unsafe.Add(p, f.offset)
+		if f.op == pbMapEntry && in.readOnly && f.mp.shares() {
+			end, done, err := f.mp.decodeShared(in, b, start, key, q)
+			if err != nil {
+				return err
+			}
+			if done {
+				i = end
+				continue
+			}
+		}
+		if i, err = f.decode(in, b, i, key, q); err != nil {
 			return err
 		}
 	}
@@ -145,7 +155,7 @@ func (f *pbField) decode(in *interner, b []byte, i int, key uint64, q unsafe.Poi
 	case pbRepMessage:
 		if (*sliceHeader)(q).cap == 0 {
 			// Room for all the elements the message holds, at once.
-			reflect.NewAt(f.typ, q).Elem().Grow(1 + pbCount(b, i, key))
+			f.slice.grow(q, 1+pbCount(b, i, key))
 		}
 		err = f.msg.decode(in, v, f.grow(q))
 	case pbFieldsV1:

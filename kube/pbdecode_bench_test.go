@@ -109,6 +109,29 @@ const podSpecFields = `{"f:metadata":{"f:annotations":{".":{},"f:kubectl.kuberne
 
 const podStatusFields = `{"f:status":{"f:conditions":{"k:{\"type\":\"ContainersReady\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"Initialized\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"PodReadyToStartContainers\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}},"k:{\"type\":\"Ready\"}":{".":{},"f:lastProbeTime":{},"f:lastTransitionTime":{},"f:status":{},"f:type":{}}},"f:containerStatuses":{},"f:hostIP":{},"f:hostIPs":{},"f:phase":{},"f:podIP":{},"f:podIPs":{".":{},"k:{\"ip\":\"` + `10.244.0.2\"}":{".":{},"f:ip":{}}},"f:startTime":{}}}`
 
+// updatedConfigMap is the i-th update of a stream that changes 100
+// ConfigMaps in turn, as kube/integration's BenchmarkUpdates records
+// them: 3 labels, 3 data entries of 32 bytes that each update changes,
+// and the managedFields entry of the one writer.
+func updatedConfigMap(i int) *corev1.ConfigMap {
+	obj, round := i%100, i/100
+	at := metav1.NewTime(time.Date(2026, 11, 20, 10, 0, i%60, 0, time.UTC))
+	value := func(k string) string { return fmt.Sprintf("%-32s", fmt.Sprintf("%s-%d-%d", k, obj, round)) }
+	return &corev1.ConfigMap{
+		ObjectMeta: metav1.ObjectMeta{
+			Namespace: "bench-7", Name: fmt.Sprintf("cm-%05d", obj), UID: types.UID(fmt.Sprintf("2b1c%04x-9b8d-4c7e-a5f4-1d2e3c4b5a69", obj)),
+			ResourceVersion: fmt.Sprint(100000 + i), CreationTimestamp: at,
+			Labels: map[string]string{"app": "web", "tier": "frontend", "group": fmt.Sprint(obj % 10)},
+			ManagedFields: []metav1.ManagedFieldsEntry{{
+				Manager: "integration.test", Operation: metav1.ManagedFieldsOperationUpdate, APIVersion: "v1",
+				Time: &at, FieldsType: "FieldsV1",
+				FieldsV1: metav1.NewFieldsV1(`{"f:data":{".":{},"f:config.yaml":{},"f:feature":{},"f:phase":{}},"f:metadata":{"f:labels":{".":{},"f:app":{},"f:group":{},"f:tier":{}}}}`),
+			}},
+		},
+		Data: map[string]string{"config.yaml": value("c"), "feature": value("f"), "phase": value("p")},
+	}
+}
+
 // decodeBench decodes the marshalled objects in turn, as a source does,
 // with the compiled decoder or with the generated Unmarshal and the
 // interning walk. It reports the time and allocations per object, and
@@ -160,23 +183,35 @@ func marshalAll[T interface{ Marshal() ([]byte, error) }](b *testing.B, n int, o
 // BenchmarkProtobufDecode compares decoding and interning an object with
 // the compiled decoder (compiled) against the generated Unmarshal
 // followed by the interning walk (generated), per object, and the same
-// for a source that drops managedFields.
+// for a source that drops managedFields; readonly is the compiled decoder
+// for objects that will not be modified, which shares their equal maps.
 func BenchmarkProtobufDecode(b *testing.B) {
 	const n = 2000
 	pods := marshalAll(b, n, serverPod)
 	configMaps := marshalAll(b, n, func(i int) *corev1.ConfigMap { cm := managedConfigMap(i); return &cm })
-	for _, compiled := range []bool{false, true} {
-		name := map[bool]string{false: "generated", true: "compiled"}[compiled]
-		b.Run("Pod/"+name, func(b *testing.B) {
-			o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false)
-			decodeBench(b, o, compiled, pods)
-		})
+	updates := marshalAll(b, n, updatedConfigMap)
+	podType := func(dropManaged bool) *objectType[*corev1.Pod] {
+		return newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), dropManaged)
+	}
+	for _, name := range []string{"generated", "compiled", "readonly"} {
+		b.Run("Pod/"+name, func(b *testing.B) { decodeBench(b, decoding(podType(false), name), name != "generated", pods) })
 		b.Run("PodDropManagedFields/"+name, func(b *testing.B) {
-			o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), true)
-			decodeBench(b, o, compiled, pods)
+			decodeBench(b, decoding(podType(true), name), name != "generated", pods)
 		})
 		b.Run("ConfigMap/"+name, func(b *testing.B) {
-			decodeBench(b, configMapType(), compiled, configMaps)
+			decodeBench(b, decoding(configMapType(), name), name != "generated", configMaps)
+		})
+		b.Run("ConfigMapUpdates/"+name, func(b *testing.B) {
+			decodeBench(b, decoding(configMapType(), name), name != "generated", updates)
 		})
 	}
+}
+
+// decoding returns o for the benchmark row name: readonly decodes objects
+// that will not be modified.
+func decoding[T Object](o *objectType[T], name string) *objectType[T] {
+	if name == "readonly" {
+		return o.readOnlyObjects()
+	}
+	return o
 }

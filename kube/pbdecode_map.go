@@ -10,9 +10,9 @@ import (
 )
 
 // A pbMap decodes the entries of a map field whose keys are strings and
-// whose values are strings, bytes or messages. A map is never shared
-// between objects, since a Transform may edit it in place; its strings
-// are.
+// whose values are strings, bytes or messages. Its strings are shared
+// between objects; the map itself only when the objects are read-only
+// (see decodeShared), since a Transform may edit it in place.
 type pbMap struct {
 	typ  reflect.Type
 	fast pbMapFast
@@ -20,6 +20,8 @@ type pbMap struct {
 	msg  *pbType // of message values
 	key  *site
 	vst  *site // of string values
+	// share shares the maps of read-only objects; see decodeShared.
+	share pbMapShare
 }
 
 // pbMapFast names the map types decoded without reflect.
@@ -87,6 +89,9 @@ func (m *pbMap) entry(in *interner, b []byte, i, post int, q unsafe.Pointer) (in
 			}
 			i = start + n
 		}
+	}
+	if len(in.sharedMaps) > 0 {
+		m.own(in, q)
 	}
 	switch m.fast {
 	case pbMapStrings:

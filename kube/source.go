@@ -192,7 +192,7 @@ func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptio
 		}
 	}
 	if s.direct != nil {
-		items, meta, err := s.direct.list(ctx, lo)
+		items, meta, err := s.direct.list(ctx, lo, opts.ReadOnly)
 		if err != nil {
 			return reflector.ListResult[T]{}, mapError("list", s.name, err)
 		}
@@ -244,7 +244,7 @@ func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOpt
 		lo.AllowWatchBookmarks = true // the end of the initial events is a bookmark
 	}
 	if s.direct != nil {
-		w, err := s.direct.watch(ctx, lo, s.name)
+		w, err := s.direct.watch(ctx, lo, s.name, opts.ReadOnly)
 		if err != nil {
 			return nil, mapError("watch", s.name, err)
 		}

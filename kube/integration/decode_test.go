@@ -49,6 +49,11 @@ func testDecoding[T kube.Object, L kube.ListObject](t *testing.T, c *cluster, k 
 				t.Fatal("the server's objects have no managedFields: the test would not check them")
 			}
 			equalObjects(t, "list", want, listAll(t, ours))
+			readOnly := listRead(t, ours, reflector.ListOptions{ReadOnly: true})
+			equalObjects(t, "read-only list", want, readOnly)
+			if cd.name == "protobuf" {
+				sharesEqualLabels(t, readOnly)
+			}
 			withoutManaged := make([]T, len(want))
 			for i, obj := range want {
 				withoutManaged[i] = obj.DeepCopyObject().(T)
@@ -62,7 +67,10 @@ func testDecoding[T kube.Object, L kube.ListObject](t *testing.T, c *cluster, k 
 			if err != nil {
 				t.Fatal(err)
 			}
-			wTheirs, wOurs := watchFrom(t, theirs, list.ResourceVersion), watchFrom(t, ours, list.ResourceVersion)
+			from := reflector.WatchOptions{ResourceVersion: list.ResourceVersion}
+			wTheirs, wOurs := watchFrom(t, theirs, from), watchFrom(t, ours, from)
+			from.ReadOnly = true
+			wReadOnly := watchFrom(t, ours, from)
 			// Each pass writes rounds of its own, so that every update
 			// changes its object, in whatever order the writers land, and
 			// the server sends an event for each.
@@ -71,7 +79,9 @@ func testDecoding[T kube.Object, L kube.ListObject](t *testing.T, c *cluster, k 
 			if err := parallel(updates, writers, update); err != nil {
 				t.Fatal(err)
 			}
-			equalObjects(t, "watch", nextObjects(t, wTheirs, updates), nextObjects(t, wOurs, updates))
+			wantEvents := nextObjects(t, wTheirs, updates)
+			equalObjects(t, "watch", wantEvents, nextObjects(t, wOurs, updates))
+			equalObjects(t, "read-only watch", wantEvents, nextObjects(t, wReadOnly, updates))
 		})
 	}
 }
@@ -79,11 +89,42 @@ func testDecoding[T kube.Object, L kube.ListObject](t *testing.T, c *cluster, k 
 // listAll lists every object of src, sorted by name.
 func listAll[T kube.Object](t *testing.T, src reflector.ListerWatcher[T]) []T {
 	t.Helper()
-	res, err := src.List(t.Context(), reflector.ListOptions{})
+	return listRead(t, src, reflector.ListOptions{})
+}
+
+// listRead lists every object of src with opts, sorted by name.
+func listRead[T kube.Object](t *testing.T, src reflector.ListerWatcher[T], opts reflector.ListOptions) []T {
+	t.Helper()
+	res, err := src.List(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sortedByName(res.Items)
+}
+
+// sharesEqualLabels fails unless objects with equal labels share one map
+// of them, as objects decoded from protobuf for a read-only caller do.
+func sharesEqualLabels[T kube.Object](t *testing.T, objs []T) {
+	t.Helper()
+	first := map[string]uintptr{} // by labels: the first object's map
+	shared := 0
+	for _, o := range objs {
+		labels := o.GetLabels()
+		text, err := json.Marshal(labels)
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := uintptr(reflect.ValueOf(labels).UnsafePointer())
+		if f, ok := first[string(text)]; ok && f == id {
+			shared++
+		}
+		if _, ok := first[string(text)]; !ok {
+			first[string(text)] = id
+		}
+	}
+	if want := len(objs) - len(first); shared != want {
+		t.Errorf("%d of %d objects share the labels of an earlier one, want %d", shared, len(objs), want)
+	}
 }
 
 // initialEvents reads a streaming list of src up to its end, and returns
@@ -110,9 +151,9 @@ func initialEvents[T kube.Object](t *testing.T, src reflector.ListerWatcher[T]) 
 	}
 }
 
-func watchFrom[T kube.Object](t *testing.T, src reflector.ListerWatcher[T], rv string) reflector.Watch[T] {
+func watchFrom[T kube.Object](t *testing.T, src reflector.ListerWatcher[T], opts reflector.WatchOptions) reflector.Watch[T] {
 	t.Helper()
-	w, err := src.Watch(t.Context(), reflector.WatchOptions{ResourceVersion: rv})
+	w, err := src.Watch(t.Context(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}

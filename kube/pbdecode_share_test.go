@@ -1,0 +1,161 @@
+package kube
+
+import (
+	"fmt"
+	"reflect"
+	"runtime"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// mapID identifies a map: two objects share a map when their maps have
+// the same ID.
+func mapID[M ~map[K]V, K comparable, V any](m M) uintptr {
+	return uintptr(reflect.ValueOf(m).UnsafePointer())
+}
+
+// readOnlyPod is a Pod of group i%3 whose labels and resource lists repeat
+// within its group, and whose annotation is its own.
+func readOnlyPod(i int) *corev1.Pod {
+	p := serverPod(i)
+	p.Labels = map[string]string{"app": "web", "group": fmt.Sprint(i % 3)}
+	p.Annotations = map[string]string{"seq": fmt.Sprint(i)}
+	p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{
+		corev1.ResourceCPU: resource.MustParse(fmt.Sprintf("%dm", 100*(i%3+1))), corev1.ResourceMemory: resource.MustParse("64Mi"),
+	}
+	return p
+}
+
+// Objects decoded for a read-only caller share their equal maps of
+// strings and resource lists, and only those; objects decoded for a
+// caller that may modify them share none. Either way they equal what the
+// generated Unmarshal makes of the same bytes.
+func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
+	const n = 300
+	for _, readOnly := range []bool{false, true} {
+		t.Run(fmt.Sprintf("readOnly=%t", readOnly), func(t *testing.T) {
+			o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false)
+			if readOnly {
+				o = o.readOnlyObjects()
+			}
+			labels := map[string]uintptr{}   // by group: the map of the first Pod
+			requests := map[string]uintptr{} // the same
+			seen := map[uintptr]int{}        // every map ID: the Pod that had it first
+			sharedLabels, sharedRequests := 0, 0
+			kept := make([]*corev1.Pod, 0, n) // alive, so that no map's address is reused
+			for i := range n {
+				raw, err := readOnlyPod(i).Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := &corev1.Pod{}
+				if err := want.Unmarshal(raw); err != nil {
+					t.Fatal(err)
+				}
+				got := o.new()
+				if err := o.unmarshal(raw, got); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("Pod %d decodes to\n%+v\nwant\n%+v", i, got, want)
+				}
+				kept = append(kept, got)
+				group := got.Labels["group"]
+				l, r := mapID(got.Labels), mapID(got.Spec.Containers[0].Resources.Requests)
+				if first, ok := labels[group]; ok && first == l {
+					sharedLabels++
+				}
+				if first, ok := requests[group]; ok && first == r {
+					sharedRequests++
+				}
+				labels[group], requests[group] = l, r
+				if j, ok := seen[mapID(got.Annotations)]; ok {
+					t.Fatalf("Pod %d shares its own annotations with Pod %d", i, j)
+				}
+				for _, id := range []uintptr{l, r, mapID(got.Annotations)} {
+					if _, ok := seen[id]; !ok {
+						seen[id] = i
+					}
+				}
+			}
+			runtime.KeepAlive(kept)
+			if !readOnly {
+				if sharedLabels+sharedRequests > 0 {
+					t.Errorf("objects that may be modified share maps: %d labels, %d resource lists", sharedLabels, sharedRequests)
+				}
+				return
+			}
+			// Every Pod after the first of its group shares its group's maps.
+			if want := n - 3; sharedLabels != want || sharedRequests != want {
+				t.Errorf("%d labels and %d resource lists shared, want %d each", sharedLabels, sharedRequests, want)
+			}
+		})
+	}
+}
+
+// A message may hold a map's entries in two runs, which the generated
+// code merges: the second run must go into a map of the object's own, not
+// into the shared map the first run found.
+func TestReadOnlyDecodingMergesIntoItsOwnMap(t *testing.T) {
+	o := configMapType().readOnlyObjects()
+	marshal := func(cm *corev1.ConfigMap) []byte {
+		b, err := cm.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	first := marshal(&corev1.ConfigMap{Data: map[string]string{"a": "1"}})
+	decode := func(raw []byte) *corev1.ConfigMap {
+		cm := o.new()
+		if err := o.unmarshal(raw, cm); err != nil {
+			t.Fatal(err)
+		}
+		return cm
+	}
+	earlier := decode(first)
+	if again := decode(first); mapID(again.Data) != mapID(earlier.Data) {
+		t.Fatal("equal maps are not shared")
+	}
+	split := append(append(append([]byte{}, first...), marshal(&corev1.ConfigMap{Immutable: new(true)})...),
+		marshal(&corev1.ConfigMap{Data: map[string]string{"b": "2"}})...)
+	want := &corev1.ConfigMap{}
+	if err := want.Unmarshal(split); err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(split); !reflect.DeepEqual(got, want) {
+		t.Errorf("a map in two runs decodes to %v, want %v", got.Data, want.Data)
+	}
+	if !reflect.DeepEqual(earlier.Data, map[string]string{"a": "1"}) {
+		t.Errorf("merging changed the shared map: %v", earlier.Data)
+	}
+}
+
+// A resource list holding a quantity in inf.Dec form is never shared:
+// copies of that quantity share the decimal, which Quantity's methods
+// may change in place.
+func TestReadOnlyDecodingKeepsDecimalQuantitiesApart(t *testing.T) {
+	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false).readOnlyObjects()
+	pod := readOnlyPod(0)
+	pod.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("123456789012345678901234567890")
+	raw, err := pod.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []uintptr
+	var kept []*corev1.Pod // alive, so that no map's address is reused
+	for range 3 {
+		got := o.new()
+		if err := o.unmarshal(raw, got); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, got)
+		ids = append(ids, mapID(got.Spec.Containers[0].Resources.Requests))
+	}
+	runtime.KeepAlive(kept)
+	if ids[0] == ids[1] || ids[1] == ids[2] {
+		t.Error("a resource list with a quantity in inf.Dec form was shared")
+	}
+}
