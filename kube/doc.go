@@ -121,12 +121,15 @@
 // (reflector.ListOptions.ReadOnly and WatchOptions.ReadOnly, which an
 // informer without a Transform sets), the protobuf decoder also makes
 // equal maps of strings (labels, annotations, node selectors, data) and
-// resource lists (requests, limits) one map: a map whose entries are
-// byte for byte those of a map decoded before is that map, found by one
-// hash of its entries' bytes and not decoded again. This spares both the
-// map's memory and the work of building it, on lists and on every
-// update; resource lists holding a quantity in decimal form are never
-// shared, nor are maps of bytes. A program that edited a cached object
+// resource lists (requests, limits) one map, and equal slices of
+// messages (containers, volumes, tolerations, owner references) one
+// array: a map or slice whose encoding is byte for byte that of one
+// decoded before is what that one decoded to, found by one hash of those
+// bytes and not decoded again. This spares both the memory and the work
+// of building it, on lists and on every update (a Pod's status change
+// finds its containers); nothing holding a quantity in decimal form is
+// shared, nor are maps of bytes, and a shared slice has no room to grow
+// into. A program that edited a cached object
 // (never allowed, with client-go as here) would change every object
 // sharing the map it edited; the informer's MutationDetector reports such
 // edits.

@@ -36,6 +36,9 @@ type interner struct {
 	// sharedMaps lists the ones it shared so far.
 	readOnly   bool
 	sharedMaps []unsafe.Pointer
+	// decimals counts the quantities decoded in decimal form (see
+	// pbRuns).
+	decimals int
 }
 
 const (

@@ -197,7 +197,7 @@ func (c *pbCompiler) slice(t reflect.Type) (pbField, bool) {
 	case reflect.Struct:
 		msg, ok := c.message(e)
 		g := newSliceGrower(t)
-		return pbField{op: pbRepMessage, msg: msg, grow: appender(g), slice: g}, ok
+		return pbField{op: pbRepMessage, msg: msg, grow: appender(g), slice: g, runs: new(pbRuns)}, ok
 	}
 	return pbField{}, false
 }

@@ -28,6 +28,7 @@ type pbField struct {
 	st     *site   // of a string or a field set
 	grow   func(p unsafe.Pointer) unsafe.Pointer
 	slice  *sliceGrower // of a slice of messages
+	runs   *pbRuns      // of a slice of messages; see decodeShared
 	mp     *pbMap
 }
 
@@ -87,8 +88,14 @@ func (t *pbType) decode(in *interner, b []byte, p unsafe.Pointer) error {
 		}
 		f := &t.fields[num]
 		q := unsafe.Add(p, f.offset)
-		if f.op == pbMapEntry && in.readOnly && f.mp.shares() {
-			end, done, err := f.mp.decodeShared(in, b, start, key, q)
+		if in.readOnly && (f.op == pbMapEntry && f.mp.shares() || f.op == pbRepMessage) {
+			var end int
+			var done bool
+			if f.op == pbMapEntry {
+				end, done, err = f.mp.decodeShared(in, b, start, key, q)
+			} else {
+				end, done, err = f.decodeShared(in, b, start, key, q)
+			}
 			if err != nil {
 				return err
 			}

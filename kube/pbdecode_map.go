@@ -21,7 +21,7 @@ type pbMap struct {
 	key  *site
 	vst  *site // of string values
 	// share shares the maps of read-only objects; see decodeShared.
-	share pbMapShare
+	share pbRuns
 }
 
 // pbMapFast names the map types decoded without reflect.
@@ -225,10 +225,15 @@ func (in *interner) quantity(b []byte, q *resource.Quantity) error {
 	if err := q.Unmarshal(b); err != nil {
 		return err
 	}
-	if !cacheable || !quantityFields.ok {
+	if !quantityFields.ok {
+		in.decimals++ // a decimal, for all the decoder can tell
 		return nil
 	}
-	if _, _, dec, _, _ := quantityAt(unsafe.Pointer(q)); dec == nil {
+	if _, _, dec, _, _ := quantityAt(unsafe.Pointer(q)); dec != nil {
+		in.decimals++
+		return nil
+	}
+	if cacheable {
 		if len(in.quantities) >= internMaxEntries {
 			clear(in.quantities)
 		}

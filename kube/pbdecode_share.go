@@ -8,41 +8,86 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
-// Maps shared while decoding.
+// Maps and slices shared while decoding.
 //
 // When the caller of List or Watch promises not to modify the objects
 // (reflector.ListOptions.ReadOnly: an informer without a Transform), the
 // protobuf decoder makes equal maps of strings and resource lists one
-// map. The generated Marshal writes a map's entries one after another,
-// sorted by key, so the bytes of that run of entries identify the map:
-// a run seen before is not decoded again, and the object gets the map it
-// decoded to. A map costs a few hundred bytes even when small (a resource
-// list of two quantities, about 750), and building it costs an insertion
-// per entry; finding the run costs one hash of its bytes.
+// map, and equal slices of messages (a Pod's containers, volumes,
+// tolerations, owner references) one array. The generated Marshal writes
+// a map's entries, or a repeated field's elements, one after another (a
+// map's sorted by key), so the bytes of that run identify what it decodes
+// to: a run seen before is not decoded again, and the object gets what
+// it decoded to. A map costs a few hundred bytes even when small (a
+// resource list of two quantities, about 750), a container a few
+// kilobytes, and building them costs far more than finding the run, one
+// hash of its bytes. An update that leaves a Pod's spec alone (a status
+// change) finds its containers.
 
-// pbShareMaxBytes bounds the runs of entries worth looking up: bigger
-// maps are data, rarely repeated, and costly to hash.
-const pbShareMaxBytes = 4 << 10
+// pbShareMaxBytes bounds the runs worth looking up: bigger ones are
+// data, rarely repeated, and costly to hash.
+const pbShareMaxBytes = 16 << 10
 
-// pbShareMaxMaps bounds a map field's table. When full it starts again
-// empty: the objects keep the maps they share.
-const pbShareMaxMaps = 1 << 10
+// pbShareMaxRuns and pbShareTableBytes bound a field's table. When full it
+// starts again empty: the objects keep what they share.
+const (
+	pbShareMaxRuns    = 1 << 10
+	pbShareTableBytes = 1 << 20
+)
 
-// pbMapShare is the sharing state of one map field.
-type pbMapShare struct {
-	// judge decides when the field's maps are worth looking up: a field
-	// whose maps seldom repeat (a ConfigMap's data) skips its lookups for
-	// a while.
+// pbRuns is the sharing state of one field: what each run of its entries
+// or elements seen before decoded to, by the run's bytes.
+type pbRuns struct {
+	// judge decides when the field's runs are worth looking up: a field
+	// whose runs seldom repeat (a ConfigMap's data, managedFields, whose
+	// times change) skips its lookups for a while.
 	judge site
-	// maps holds the maps decoded from each run of entries, by the run's
-	// bytes.
-	maps map[string]unsafe.Pointer
+	runs  map[string]pbRun
+	bytes int // of runs' keys
+}
+
+// pbRun is what a run decoded to: a map, or a slice's array and length.
+type pbRun struct {
+	p unsafe.Pointer
+	n int
+}
+
+// find returns what run decoded to before, counting the lookup in the
+// judgement.
+func (r *pbRuns) find(run []byte) (pbRun, bool) {
+	found, ok := r.runs[unsafe.String(&run[0], len(run))]
+	r.judge.found(ok)
+	return found, ok
+}
+
+// add records what run decoded to.
+func (r *pbRuns) add(run []byte, v pbRun) {
+	if r.runs == nil || len(r.runs) >= pbShareMaxRuns || r.bytes+len(run) > pbShareTableBytes {
+		r.runs, r.bytes = make(map[string]pbRun), 0
+	}
+	r.runs[string(run)] = v
+	r.bytes += len(run)
+}
+
+// runAt returns the run of fields of key that starts at b[start:], if it
+// is worth looking up.
+func (r *pbRuns) runAt(b []byte, start int, key uint64) ([]byte, bool) {
+	if r.judge.skip() {
+		return nil, false
+	}
+	end := pbRunEnd(b, start, key)
+	if end == start || end-start > pbShareMaxBytes {
+		return nil, false
+	}
+	return b[start:end], true
 }
 
 // shares reports whether the field's maps may be shared: maps of strings
-// always, resource lists when quantities can be inspected (see entry's
-// check), never maps of bytes or messages, whose values could be edited
-// in place through any object holding them.
+// always, resource lists when quantities can be inspected (a resource list
+// holding a decimal quantity is not shared: copies of that quantity share
+// the decimal, which some of Quantity's methods change in place), never
+// maps of bytes or messages, whose values could be edited in place
+// through any object holding them.
 func (m *pbMap) shares() bool {
 	return m.fast == pbMapStrings || m.fast == pbMapResources && quantityFields.ok
 }
@@ -51,25 +96,24 @@ func (m *pbMap) shares() bool {
 // b[start:] (its key is key) into the map at q, sharing it with earlier
 // objects, and returns where the run ends. It returns false, having read
 // nothing, when the map must be decoded entry by entry: q already holds a
-// map (an earlier run of the same field is merged into), the run is too
-// big, or the field's maps seldom repeat.
+// map (an earlier run of the same field is merged into), or the run is
+// not worth looking up.
 func (m *pbMap) decodeShared(in *interner, b []byte, start int, key uint64, q unsafe.Pointer) (int, bool, error) {
 	mp := (*unsafe.Pointer)(q) // a map is a pointer
-	if *mp != nil || m.share.judge.skip() {
+	if *mp != nil {
 		return 0, false, nil
 	}
-	end := pbRunEnd(b, start, key)
-	if end == start || end-start > pbShareMaxBytes {
+	run, ok := m.share.runAt(b, start, key)
+	if !ok {
 		return 0, false, nil
 	}
-	run := b[start:end]
-	if found, ok := m.share.maps[unsafe.String(&run[0], len(run))]; ok {
-		m.share.judge.found(true)
-		*mp = found
-		in.sharedMaps = append(in.sharedMaps, found)
+	end := start + len(run)
+	if found, ok := m.share.find(run); ok {
+		*mp = found.p
+		in.sharedMaps = append(in.sharedMaps, found.p)
 		return end, true, nil
 	}
-	m.share.judge.found(false)
+	decimals := in.decimals
 	for i := start; i < end; {
 		_, _, next, err := pbKey(b, i)
 		if err != nil {
@@ -83,30 +127,50 @@ func (m *pbMap) decodeShared(in *interner, b []byte, start int, key uint64, q un
 			return 0, false, err
 		}
 	}
-	if m.shareable(q) {
-		if m.share.maps == nil || len(m.share.maps) >= pbShareMaxMaps {
-			m.share.maps = make(map[string]unsafe.Pointer)
-		}
-		m.share.maps[string(run)] = *mp
+	if in.decimals == decimals {
+		m.share.add(run, pbRun{p: *mp})
 		in.sharedMaps = append(in.sharedMaps, *mp)
 	}
 	return end, true, nil
 }
 
-// shareable reports whether the map just decoded at q may be shared: a
-// resource list only if every quantity is held in an integer, since
-// copies of a quantity held in a decimal share the decimal, which some of
-// Quantity's methods change in place.
-func (m *pbMap) shareable(q unsafe.Pointer) bool {
-	if m.fast != pbMapResources {
-		return true
+// decodeShared decodes the run of elements of a repeated message field
+// starting with the one at b[start:] (its key is key) into the empty
+// slice at q, sharing the elements' array with earlier objects, and
+// returns where the run ends. It returns false, having read nothing, when
+// the elements must be decoded one by one: q already holds some (an
+// earlier run of the field is appended to), or the run is not worth
+// looking up. The slice's capacity is its length, so that appending to
+// it, as a later run of the field would, copies the array.
+func (f *pbField) decodeShared(in *interner, b []byte, start int, key uint64, q unsafe.Pointer) (int, bool, error) {
+	h := (*sliceHeader)(q)
+	if h.len != 0 {
+		return 0, false, nil
 	}
-	for _, v := range *(*corev1.ResourceList)(q) {
-		if _, _, dec, _, _ := quantityAt(unsafe.Pointer(&v)); dec != nil {
-			return false
+	run, ok := f.runs.runAt(b, start, key)
+	if !ok {
+		return 0, false, nil
+	}
+	end := start + len(run)
+	if found, ok := f.runs.find(run); ok {
+		*h = sliceHeader{data: found.p, len: found.n, cap: found.n}
+		return end, true, nil
+	}
+	decimals := in.decimals
+	for i := start; i < end; {
+		_, k, next, err := pbKey(b, i)
+		if err != nil {
+			return 0, false, err
+		}
+		if i, err = f.decode(in, b, next, k, q); err != nil {
+			return 0, false, err
 		}
 	}
-	return true
+	h.cap = h.len
+	if in.decimals == decimals {
+		f.runs.add(run, pbRun{p: h.data, n: h.len})
+	}
+	return end, true, nil
 }
 
 // own makes the map at q the object's own before an entry is added to

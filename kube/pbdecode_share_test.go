@@ -29,8 +29,9 @@ func readOnlyPod(i int) *corev1.Pod {
 }
 
 // Objects decoded for a read-only caller share their equal maps of
-// strings and resource lists, and only those; objects decoded for a
-// caller that may modify them share none. Either way they equal what the
+// strings and resource lists, and their equal slices of messages (the
+// containers), and only those; objects decoded for a caller that may
+// modify them share none. Either way they equal what the
 // generated Unmarshal makes of the same bytes.
 func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 	const n = 300
@@ -43,7 +44,7 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 			labels := map[string]uintptr{}   // by group: the map of the first Pod
 			requests := map[string]uintptr{} // the same
 			seen := map[uintptr]int{}        // every map ID: the Pod that had it first
-			sharedLabels, sharedRequests := 0, 0
+			sharedLabels, sharedRequests, sharedContainers := 0, 0, 0
 			kept := make([]*corev1.Pod, 0, n) // alive, so that no map's address is reused
 			for i := range n {
 				raw, err := readOnlyPod(i).Marshal()
@@ -62,6 +63,13 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 					t.Fatalf("Pod %d decodes to\n%+v\nwant\n%+v", i, got, want)
 				}
 				kept = append(kept, got)
+				containers := got.Spec.Containers
+				if readOnly && cap(containers) != len(containers) {
+					t.Fatalf("Pod %d's containers have room to grow into: %d of %d", i, len(containers), cap(containers))
+				}
+				if i >= 3 && &containers[0] == &kept[i%3].Spec.Containers[0] { // the first Pod of its group
+					sharedContainers++
+				}
 				group := got.Labels["group"]
 				l, r := mapID(got.Labels), mapID(got.Spec.Containers[0].Resources.Requests)
 				if first, ok := labels[group]; ok && first == l {
@@ -82,10 +90,14 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 			}
 			runtime.KeepAlive(kept)
 			if !readOnly {
-				if sharedLabels+sharedRequests > 0 {
-					t.Errorf("objects that may be modified share maps: %d labels, %d resource lists", sharedLabels, sharedRequests)
+				if sharedLabels+sharedRequests+sharedContainers > 0 {
+					t.Errorf("objects that may be modified share: %d labels, %d resource lists, %d containers", sharedLabels, sharedRequests, sharedContainers)
 				}
 				return
+			}
+			// Every Pod after the first of its group has its containers.
+			if want := n - 3; sharedContainers != want {
+				t.Errorf("%d Pods share the containers of the first of their group, want %d", sharedContainers, want)
 			}
 			// Every Pod after the first of its group shares its group's maps.
 			if want := n - 3; sharedLabels != want || sharedRequests != want {
@@ -130,6 +142,45 @@ func TestReadOnlyDecodingMergesIntoItsOwnMap(t *testing.T) {
 	}
 	if !reflect.DeepEqual(earlier.Data, map[string]string{"a": "1"}) {
 		t.Errorf("merging changed the shared map: %v", earlier.Data)
+	}
+}
+
+// The same holds for a repeated message field in two runs: the second is
+// appended to a copy of the shared elements.
+func TestReadOnlyDecodingAppendsToItsOwnSlice(t *testing.T) {
+	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false).readOnlyObjects()
+	marshal := func(p *corev1.Pod) []byte {
+		b, err := p.Marshal()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	decode := func(raw []byte) *corev1.Pod {
+		p := o.new()
+		if err := o.unmarshal(raw, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	first := marshal(&corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "a"}}}})
+	earlier := decode(first)
+	if again := decode(first); &again.Spec.Containers[0] != &earlier.Spec.Containers[0] {
+		t.Fatal("equal containers are not shared")
+	}
+	split := append(append([]byte{}, first...), marshal(&corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "b"}}}})...)
+	want := &corev1.Pod{}
+	if err := want.Unmarshal(split); err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(split); !reflect.DeepEqual(got, want) {
+		t.Errorf("containers in two runs decode to %v, want %v", got.Spec.Containers, want.Spec.Containers)
+	}
+	if len(earlier.Spec.Containers) != 1 || earlier.Spec.Containers[0].Name != "a" {
+		t.Errorf("appending changed the shared containers: %v", earlier.Spec.Containers)
+	}
+	if grown := earlier.Spec.Containers[:cap(earlier.Spec.Containers)]; len(grown) != 1 {
+		t.Errorf("the shared containers have room for %d", len(grown))
 	}
 }
 
