@@ -32,7 +32,7 @@ type interner struct {
 	quantities map[string]resource.Quantity
 	walk       walk[*interner] // nil when the type holds no string
 	// readOnly says that the object being decoded will not be modified:
-	// the decoder may share its maps (see pbMap.decodeShared), and
+	// the decoder may share its maps (see pbField.decodeShared), and
 	// sharedMaps lists the ones it shared so far.
 	readOnly   bool
 	sharedMaps []unsafe.Pointer

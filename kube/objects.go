@@ -39,7 +39,7 @@ type objectType[T Object] struct {
 	// strings makes the objects share their repeated strings.
 	strings *interner
 	// readOnly says that the objects decoded will not be modified, so
-	// that they may share their maps (see pbMap.decodeShared).
+	// that they may share their maps (see pbField.decodeShared).
 	readOnly bool
 }
 

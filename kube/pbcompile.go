@@ -230,7 +230,11 @@ func (c *pbCompiler) mapField(t reflect.Type) (pbField, bool) {
 	default:
 		return pbField{}, false
 	}
-	return pbField{op: pbMapEntry, mp: m}, true
+	f := pbField{op: pbMapEntry, mp: m}
+	if m.sharesMaps() {
+		f.runs = new(pbRuns)
+	}
+	return f, true
 }
 
 // scalarKind returns the kind of a type decoded from a varint.

@@ -28,7 +28,7 @@ type pbField struct {
 	st     *site   // of a string or a field set
 	grow   func(p unsafe.Pointer) unsafe.Pointer
 	slice  *sliceGrower // of a slice of messages
-	runs   *pbRuns      // of a slice of messages; see decodeShared
+	runs   *pbRuns      // of a map or slice of messages that may be shared; see decodeShared
 	mp     *pbMap
 }
 
@@ -88,14 +88,8 @@ func (t *pbType) decode(in *interner, b []byte, p unsafe.Pointer) error {
 		}
 		f := &t.fields[num]
 		q := unsafe.Add(p, f.offset)
-		if in.readOnly && (f.op == pbMapEntry && f.mp.shares() || f.op == pbRepMessage) {
-			var end int
-			var done bool
-			if f.op == pbMapEntry {
-				end, done, err = f.mp.decodeShared(in, b, start, key, q)
-			} else {
-				end, done, err = f.decodeShared(in, b, start, key, q)
-			}
+		if in.readOnly && f.runs != nil {
+			end, done, err := f.decodeShared(in, b, start, key, q)
 			if err != nil {
 				return err
 			}

@@ -12,7 +12,7 @@ import (
 // A pbMap decodes the entries of a map field whose keys are strings and
 // whose values are strings, bytes or messages. Its strings are shared
 // between objects; the map itself only when the objects are read-only
-// (see decodeShared), since a Transform may edit it in place.
+// (see pbField.decodeShared), since a Transform may edit it in place.
 type pbMap struct {
 	typ  reflect.Type
 	fast pbMapFast
@@ -20,8 +20,6 @@ type pbMap struct {
 	msg  *pbType // of message values
 	key  *site
 	vst  *site // of string values
-	// share shares the maps of read-only objects; see decodeShared.
-	share pbRuns
 }
 
 // pbMapFast names the map types decoded without reflect.

@@ -82,69 +82,29 @@ func (r *pbRuns) runAt(b []byte, start int, key uint64) ([]byte, bool) {
 	return b[start:end], true
 }
 
-// shares reports whether the field's maps may be shared: maps of strings
-// always, resource lists when quantities can be inspected (a resource list
-// holding a decimal quantity is not shared: copies of that quantity share
-// the decimal, which some of Quantity's methods change in place), never
-// maps of bytes or messages, whose values could be edited in place
-// through any object holding them.
-func (m *pbMap) shares() bool {
+// sharesMaps reports whether maps of m's type may be shared: maps of
+// strings always, resource lists when quantities can be inspected (a
+// resource list holding a decimal quantity is not shared: copies of that
+// quantity share the decimal, which some of Quantity's methods change in
+// place), never maps of bytes or messages, whose values could be edited
+// in place through any object holding them.
+func (m *pbMap) sharesMaps() bool {
 	return m.fast == pbMapStrings || m.fast == pbMapResources && quantityFields.ok
 }
 
-// decodeShared decodes the run of m's entries starting with the field at
-// b[start:] (its key is key) into the map at q, sharing it with earlier
-// objects, and returns where the run ends. It returns false, having read
-// nothing, when the map must be decoded entry by entry: q already holds a
-// map (an earlier run of the same field is merged into), or the run is
-// not worth looking up.
-func (m *pbMap) decodeShared(in *interner, b []byte, start int, key uint64, q unsafe.Pointer) (int, bool, error) {
-	mp := (*unsafe.Pointer)(q) // a map is a pointer
-	if *mp != nil {
-		return 0, false, nil
-	}
-	run, ok := m.share.runAt(b, start, key)
-	if !ok {
-		return 0, false, nil
-	}
-	end := start + len(run)
-	if found, ok := m.share.find(run); ok {
-		*mp = found.p
-		in.sharedMaps = append(in.sharedMaps, found.p)
-		return end, true, nil
-	}
-	decimals := in.decimals
-	for i := start; i < end; {
-		_, _, next, err := pbKey(b, i)
-		if err != nil {
-			return 0, false, err
-		}
-		n, at, err := pbLength(b, next)
-		if err != nil {
-			return 0, false, err
-		}
-		if i, err = m.entry(in, b, at, at+n, q); err != nil {
-			return 0, false, err
-		}
-	}
-	if in.decimals == decimals {
-		m.share.add(run, pbRun{p: *mp})
-		in.sharedMaps = append(in.sharedMaps, *mp)
-	}
-	return end, true, nil
-}
-
-// decodeShared decodes the run of elements of a repeated message field
-// starting with the one at b[start:] (its key is key) into the empty
-// slice at q, sharing the elements' array with earlier objects, and
-// returns where the run ends. It returns false, having read nothing, when
-// the elements must be decoded one by one: q already holds some (an
-// earlier run of the field is appended to), or the run is not worth
-// looking up. The slice's capacity is its length, so that appending to
-// it, as a later run of the field would, copies the array.
+// decodeShared decodes the run of the field's entries (a map's) or
+// elements (a repeated message's) that starts with the one at b[start:],
+// whose key is key, into the empty map or slice at q, sharing what it
+// decodes to with earlier objects, and returns where the run ends. It
+// returns false, having read nothing, when the field must be decoded one
+// entry or element at a time: q already holds some (an earlier run of the
+// field is merged into), or the run is not worth looking up. A shared
+// slice's capacity is its length, so that appending to it, as a later
+// run of the field would, copies the array; a shared map is copied
+// before a later run adds to it (see own).
 func (f *pbField) decodeShared(in *interner, b []byte, start int, key uint64, q unsafe.Pointer) (int, bool, error) {
-	h := (*sliceHeader)(q)
-	if h.len != 0 {
+	h := (*sliceHeader)(q) // for a map, only h.data, the map's pointer
+	if h.data != nil && (f.op == pbMapEntry || h.len != 0) {
 		return 0, false, nil
 	}
 	run, ok := f.runs.runAt(b, start, key)
@@ -153,7 +113,7 @@ func (f *pbField) decodeShared(in *interner, b []byte, start int, key uint64, q 
 	}
 	end := start + len(run)
 	if found, ok := f.runs.find(run); ok {
-		*h = sliceHeader{data: found.p, len: found.n, cap: found.n}
+		f.setShared(in, h, found)
 		return end, true, nil
 	}
 	decimals := in.decimals
@@ -166,11 +126,26 @@ func (f *pbField) decodeShared(in *interner, b []byte, start int, key uint64, q 
 			return 0, false, err
 		}
 	}
-	h.cap = h.len
+	decoded := pbRun{p: h.data}
+	if f.op == pbRepMessage {
+		h.cap = h.len
+		decoded.n = h.len
+	}
 	if in.decimals == decimals {
-		f.runs.add(run, pbRun{p: h.data, n: h.len})
+		f.runs.add(run, decoded)
+		f.setShared(in, h, decoded)
 	}
 	return end, true, nil
+}
+
+// setShared points the map or slice at h to r, shared with other objects.
+func (f *pbField) setShared(in *interner, h *sliceHeader, r pbRun) {
+	if f.op == pbMapEntry {
+		h.data = r.p
+		in.sharedMaps = append(in.sharedMaps, r.p)
+		return
+	}
+	*h = sliceHeader{data: r.p, len: r.n, cap: r.n}
 }
 
 // own makes the map at q the object's own before an entry is added to
