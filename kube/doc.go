@@ -117,19 +117,23 @@
 // object (names, UIDs, versions, data) are recognized as such and left
 // alone, and the table of known strings is bounded.
 //
-// With Options.ShareMaps, an informer's cached objects also share their
-// maps of strings (labels, annotations, node selectors, data) and resource
-// lists (requests, limits) where they are equal, quantity for quantity in
-// the same form. The informer passes the objects of lists and creations to
-// the source's Share as it caches them, after its Transform, so a
-// Transform may still edit maps in place; from then on the object is
+// An informer's cached objects also share their maps of strings (labels,
+// annotations, node selectors, data) and resource lists (requests,
+// limits) where they are equal, quantity for quantity in the same form:
+// by default those of the objects the source decodes itself (see
+// Options.MapSharing). The informer passes the objects of lists and
+// creations to the source's Share as it caches them, after its Transform,
+// so a Transform may still edit maps in place; from then on the object is
 // read-only. An object updated by a watch event keeps the maps it was
-// decoded with until a relist. It is an option, not the default: each map
-// costs a lookup as its object is cached, which on an informer fed
-// without decoding is most of the work; and a program that edited a
-// cached object (never allowed, with client-go as here) would change every
-// object sharing the map it edited. The informer's MutationDetector
-// reports such edits.
+// decoded with until a relist. Each map costs a hash and a comparison as
+// its object is cached: a small part of what decoding the object cost,
+// but most of what an informer spends on an object decoded elsewhere, so
+// objects that reach the source decoded (DecodeWithClient, the dynamic
+// and metadata clients, the fakes) keep their own maps unless MapSharing
+// is ShareAllMaps. A program that edited a cached object (never allowed,
+// with client-go as here) would change every object sharing the map it
+// edited: the informer's MutationDetector reports such edits, and
+// KeepOwnMaps turns sharing off.
 //
 // # Concurrency
 //

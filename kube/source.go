@@ -76,18 +76,55 @@ type Options struct {
 	// documentation's Decoding section). The objects are the same; client-go
 	// spends more time and memory on them.
 	DecodeWithClient bool
-	// ShareMaps makes the objects an informer caches from lists and
-	// creations share their maps of strings (labels, annotations, node
-	// selectors, data) and resource lists (requests, limits) with earlier
-	// objects whose map at that place is equal, once they are read-only:
-	// after the informer's Transform, which may edit them. Objects of one
-	// kind repeat most of these maps (the Pods of one template have the
-	// same), so a cache holds much less; each object costs a lookup per
-	// map as it is cached. Objects updated by watch events keep their own
-	// maps until a relist. Code that edits cached objects, which no
-	// program may do, would change every object sharing the edited map,
-	// not just one: run the informer's MutationDetector in tests.
-	ShareMaps bool
+	// MapSharing chooses which objects share maps: those an informer
+	// caches from lists and creations then share their maps of strings
+	// (labels, annotations, node selectors, data) and resource lists
+	// (requests, limits) with earlier objects whose map at that place is
+	// equal, once they are read-only: after the informer's Transform,
+	// which may edit them. Objects of one kind repeat most of these maps
+	// (the Pods of one template have the same), so a cache holds much
+	// less; each object costs a hash and a comparison per map as it is
+	// cached. The zero value, ShareDecodedMaps, shares the maps of the
+	// objects the source decodes itself and no others. Objects updated by
+	// watch events keep their own maps until a relist. Code that edits
+	// cached objects, which no program may do, would change every object
+	// sharing the edited map, not just one: run the informer's
+	// MutationDetector in tests.
+	MapSharing MapSharing
+}
+
+// MapSharing says which sources make the objects an informer caches share
+// their equal maps (see Options.MapSharing).
+type MapSharing uint8
+
+const (
+	// ShareDecodedMaps, the default, shares maps where the source decodes
+	// the server's responses itself: a Source or SourceWithOptions over a
+	// generated typed client, without DecodeWithClient. There sharing costs
+	// a small part of what decoding the object did. Objects that reach the
+	// source already decoded (through DecodeWithClient, the dynamic and
+	// metadata clients, client-go's fakes) keep their own maps: an
+	// informer spends little else on them, and sharing would be most of
+	// its work.
+	ShareDecodedMaps MapSharing = iota
+	// ShareAllMaps shares maps in every source, whoever decoded its
+	// objects.
+	ShareAllMaps
+	// KeepOwnMaps leaves every object its own maps, as client-go does.
+	KeepOwnMaps
+)
+
+// resolved returns ShareAllMaps or KeepOwnMaps: what m means for a
+// source that decodes responses itself or not. An unknown value means
+// the default.
+func (m MapSharing) resolved(decodes bool) MapSharing {
+	switch {
+	case m == ShareAllMaps || m == KeepOwnMaps:
+		return m
+	case decodes:
+		return ShareAllMaps
+	}
+	return KeepOwnMaps
 }
 
 // ListerWatcher is a reflector.ListerWatcher[T] backed by a Kubernetes
@@ -103,7 +140,7 @@ type ListerWatcher[T Object, L ListObject] struct {
 	name     string // T's type, for error messages
 	identity string // see Identity
 	// maps shares equal maps among the objects an informer caches; nil
-	// without Options.ShareMaps.
+	// where Options.MapSharing resolves to KeepOwnMaps.
 	maps *mapSharer
 }
 
@@ -122,13 +159,16 @@ func Source[T Object, L ListObject](client Client[L]) *ListerWatcher[T, L] {
 
 // SourceWithOptions is Source with selectors or without streaming lists.
 func SourceWithOptions[T Object, L ListObject](client Client[L], opts Options) *ListerWatcher[T, L] {
+	d := newDirect[T](client, opts)
+	opts.MapSharing = opts.MapSharing.resolved(d != nil)
 	s := newSource[T](client, opts, lacksWatchList(client), typedIdentity[T](client, opts))
-	s.direct = newDirect[T](client, opts)
+	s.direct = d
 	return s
 }
 
 // newSource returns the source of client. noWatchList says that the
 // client, or the one it was made from, cannot stream lists.
+// opts.MapSharing is resolved: ShareAllMaps or KeepOwnMaps.
 func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchList bool, identity string) *ListerWatcher[T, L] {
 	items, err := newItemsFunc[T, L]()
 	if err != nil {
@@ -137,7 +177,7 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 	streaming := !opts.DisableStreamingList && !noWatchList &&
 		clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
 	var sharer *mapSharer
-	if t := reflect.TypeFor[T](); opts.ShareMaps && t.Kind() == reflect.Pointer {
+	if t := reflect.TypeFor[T](); opts.MapSharing == ShareAllMaps && t.Kind() == reflect.Pointer {
 		sharer = newMapSharer(t.Elem())
 	}
 	return &ListerWatcher[T, L]{
@@ -157,8 +197,8 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 
 // Share makes obj's maps of strings (labels, annotations, node selectors,
 // data) and resource lists the equal maps of objects it shared before, if
-// the source was made with Options.ShareMaps; otherwise it returns obj
-// as it is. An informer calls it (it implements reflector.Sharer) for the
+// the source shares maps (see Options.MapSharing); otherwise it returns
+// obj as it is. An informer calls it (it implements reflector.Sharer) for the
 // objects of lists and creations as it caches them, after its Transform;
 // from then on the object is read-only, like every cached object. Nil
 // maps stay nil.
