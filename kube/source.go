@@ -74,22 +74,23 @@ type Options struct {
 	// every response through the client's own List and Watch, decoded by
 	// client-go, instead of decoding them itself (see the package
 	// documentation's Decoding section). The objects are the same; client-go
-	// spends more time and memory on them.
+	// spends more time and memory on them, and by default they keep their
+	// own maps (see MapSharing).
 	DecodeWithClient bool
-	// MapSharing chooses which objects share maps: those an informer
-	// caches from lists and creations then share their maps of strings
-	// (labels, annotations, node selectors, data) and resource lists
-	// (requests, limits) with earlier objects whose map at that place is
-	// equal, once they are read-only: after the informer's Transform,
-	// which may edit them. Objects of one kind repeat most of these maps
-	// (the Pods of one template have the same), so a cache holds much
-	// less; each object costs a hash and a comparison per map as it is
-	// cached. The zero value, ShareDecodedMaps, shares the maps of the
-	// objects the source decodes itself and no others. Objects updated by
-	// watch events keep their own maps until a relist. Code that edits
-	// cached objects, which no program may do, would change every object
-	// sharing the edited map, not just one: run the informer's
-	// MutationDetector in tests.
+	// MapSharing chooses the sources whose objects share maps. An
+	// informer caches the objects of lists and creations with their maps
+	// of strings (labels, annotations, node selectors, data) and resource
+	// lists (requests, limits) replaced by equal maps of earlier objects at
+	// the same place, once they are read-only: after its Transform, which
+	// may edit them. Objects of one kind repeat most of these maps (the
+	// Pods of one template have the same), so a cache holds much less;
+	// each object costs a hash and a comparison per map as it is cached.
+	// The zero value, ShareDecodedMaps, shares the maps of the objects the
+	// source decodes itself and no others. Objects updated by watch events
+	// keep their own maps until a relist. Code that edits cached objects,
+	// which no program may do, would change every object sharing the
+	// edited map, not just one: run the informer's MutationDetector in
+	// tests.
 	MapSharing MapSharing
 }
 
