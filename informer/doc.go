@@ -50,9 +50,12 @@
 // the resource-version check; the cache still stores the new state.
 // Options.Transform slims objects before they are cached; NewProjected
 // caches a projection T of a larger source type S, so that the cache,
-// listers and handlers only ever hold T. A source that implements
-// reflector.Sharer (package kube's do) makes the objects of lists and
-// creations share equal parts, such as maps of labels, as they are cached.
+// listers and handlers only ever hold T. Objects may share equal parts,
+// such as maps of labels, once nothing will edit them: without a
+// Transform the informer lists and watches ReadOnly, and the source may
+// share them as it delivers them; with one, a source that implements
+// reflector.Sharer (package kube's do) shares the objects of lists and
+// creations after it, as they are cached.
 //
 // The informer has synced (HasSynced) once the first list has been applied
 // to the cache and its notifications handed to the handlers. Each

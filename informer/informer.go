@@ -107,18 +107,18 @@ type runner interface {
 	Stats() reflector.Stats
 }
 
-// New returns an Informer that mirrors src. If src is a reflector.Sharer,
-// the objects of lists and creations go through its Share as they are
-// cached. Without opts.Transform, its lists and watches are ReadOnly
-// (reflector.ListOptions): the source may share memory among the objects
-// it delivers. New panics if src is nil or an index function in opts.Indexers
-// is nil.
+// New returns an Informer that mirrors src. Without opts.Transform, its
+// lists and watches are ReadOnly (reflector.ListOptions): the source may
+// share memory among the objects it delivers. With one, if src is a
+// reflector.Sharer, the objects of lists and creations go through its
+// Share after the Transform, as they are cached. New panics if src is nil
+// or an index function in opts.Indexers is nil.
 func New[T keys.Object](src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
 	if src == nil {
 		panic("informer: New called with a nil source")
 	}
 	inf := newInformer(opts)
-	if s, ok := src.(reflector.Sharer[T]); ok {
+	if s, ok := src.(reflector.Sharer[T]); ok && opts.Transform != nil {
 		inf.share = s.Share
 	}
 	inf.newReflector = func(ro reflector.Options) runner {

@@ -45,8 +45,10 @@ type Options[T keys.Object] struct {
 	// makes the reflector report it and relist; an object that can never
 	// be transformed keeps the informer from syncing. To cache a different
 	// type than the source's, use NewProjected. Transform may edit the
-	// object in place: a source that shares parts among its objects
-	// (reflector.Sharer) shares them only as they are cached, after it.
+	// object in place: with a Transform the informer's lists and watches
+	// are not ReadOnly (reflector.ListOptions), and a source that shares
+	// parts among its objects (reflector.Sharer) shares them only as they
+	// are cached, after it.
 	Transform func(T) (T, error)
 
 	// Equal, if set, suppresses updates whose new state is Equal to the

@@ -89,3 +89,28 @@ func TestReadOnlyWithoutTransform(t *testing.T) {
 		})
 	}
 }
+
+// Without a Transform the informer never calls Share: its lists and
+// watches are ReadOnly, and a sharing source shares what it delivers.
+func TestNoShareWithoutTransform(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &sharingSource{Source: newSource(t, memsource.Options[*obj]{}, newObj("a", 1))}
+		inf := informer.New(src, quiet(t))
+		rec := newRecorder()
+		mustAdd(t, inf, rec, informer.HandlerOptions{})
+		start(t, inf)
+		synctest.Wait()
+		if _, err := src.Create(newObj("b", 3)); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		if diff := cmp.Diff([]string{"add ns/a v1 initial=true", "add ns/b v3 initial=false"}, rec.take()); diff != "" {
+			t.Errorf("events mismatch (-want +got):\n%s", diff)
+		}
+		src.mu.Lock()
+		defer src.mu.Unlock()
+		if len(src.shared) != 0 {
+			t.Errorf("Share was called with %v", src.shared)
+		}
+	})
+}

@@ -24,6 +24,7 @@ func Dynamic(client dynamic.Interface, resource schema.GroupVersionResource, nam
 	if namespace != "" {
 		rc = client.Resource(resource).Namespace(namespace)
 	}
+	opts.MapSharing = opts.MapSharing.resolved(false)
 	return newSource[*unstructured.Unstructured](rc, opts,
 		lacksWatchList(client) || lacksWatchList(rc),
 		identity("dynamic client", &resource, namespace, opts))
@@ -44,6 +45,7 @@ func Metadata(client metadata.Interface, resource schema.GroupVersionResource, n
 	if namespace != "" {
 		rc = client.Resource(resource).Namespace(namespace)
 	}
+	opts.MapSharing = opts.MapSharing.resolved(false)
 	return newSource[*metav1.PartialObjectMetadata](rc, opts,
 		lacksWatchList(client) || lacksWatchList(rc),
 		identity("metadata client", &resource, namespace, opts))

@@ -19,7 +19,8 @@ import (
 type direct[T Object] struct {
 	access  restAccess
 	objects *objectType[T]
-	// readOnly decodes the objects of requests made with ReadOnly.
+	// readOnly decodes the objects of requests made with ReadOnly, which
+	// share their maps; nil where the source keeps every object's own.
 	readOnly *objectType[T]
 }
 
@@ -40,14 +41,13 @@ func newDirect[T Object](client any, opts Options) *direct[T] {
 	if !ok || !jsonDecodableType(t.Elem()) {
 		return nil
 	}
-	objects := newObjectType[T](t.Elem(), access.gvk, opts.DropManagedFields)
-	return &direct[T]{access: access, objects: objects, readOnly: objects.readOnlyObjects()}
+	return &direct[T]{access: access, objects: newObjectType[T](t.Elem(), access.gvk, opts.DropManagedFields)}
 }
 
 // objectsOf returns the decoding of objects that will be read-only or
 // not.
 func (d *direct[T]) objectsOf(readOnly bool) *objectType[T] {
-	if readOnly {
+	if readOnly && d.readOnly != nil {
 		return d.readOnly
 	}
 	return d.objects

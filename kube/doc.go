@@ -117,36 +117,36 @@
 // object (names, UIDs, versions, data) are recognized as such and left
 // alone, and the table of known strings is bounded.
 //
-// When the caller promises not to modify the objects
-// (reflector.ListOptions.ReadOnly and WatchOptions.ReadOnly, which an
-// informer without a Transform sets), the protobuf decoder also makes
-// equal maps of strings (labels, annotations, node selectors, data) and
-// resource lists (requests, limits) one map, and equal slices of
-// messages (containers, volumes, tolerations, owner references) one
-// array: a map or slice whose encoding is byte for byte that of one
-// decoded before is what that one decoded to, found by one hash of those
-// bytes and not decoded again. This spares both the memory and the work
-// of building it, on lists and on every update (a Pod's status change
-// finds its containers); nothing holding a quantity in decimal form is
-// shared, nor are maps of bytes, and a shared slice has no room to grow
-// into. A program that edited a cached object
-// (never allowed, with client-go as here) would change every object
-// sharing the map it edited; the informer's MutationDetector reports such
-// edits.
+// Cached objects also share their maps of strings (labels, annotations,
+// node selectors, data) and resource lists (requests, limits) where they
+// are equal, quantity for quantity in the same form: by default those of
+// the objects the source decodes itself (see Options.MapSharing). Each
+// object is shared once, when it is still the source's or the informer's
+// alone and nothing will edit it any more:
 //
-// With Options.ShareMaps, an informer's cached objects also share their
-// maps of strings (labels, annotations, node selectors, data) and resource
-// lists (requests, limits) where they are equal, quantity for quantity in
-// the same form. The informer passes the objects of lists and creations to
-// the source's Share as it caches them, after its Transform, so a
-// Transform may still edit maps in place; from then on the object is
-// read-only. An object updated by a watch event keeps the maps it was
-// decoded with until a relist. It is an option, not the default: each map
-// costs a lookup as its object is cached, which on an informer fed
-// without decoding is most of the work; and a program that edited a
-// cached object (never allowed, with client-go as here) would change every
-// object sharing the map it edited. The informer's MutationDetector
-// reports such edits.
+//   - An informer without a Transform lists and watches ReadOnly
+//     (reflector.ListOptions): the source shares as it decodes, on lists
+//     and on every update. The protobuf decoder also makes equal slices
+//     of messages (containers, volumes, tolerations, owner references)
+//     one array: a map or slice whose encoding is byte for byte that of
+//     one decoded before is what that one decoded to, found by one hash
+//     of those bytes and not decoded again, which spares the work of
+//     building it as well as its memory (a Pod's status change finds its
+//     containers). JSON objects are shared after decoding, a lookup per
+//     map. Nothing holding a quantity in decimal form is shared, nor are
+//     maps of bytes, and a shared slice has no room to grow into.
+//   - With a Transform, which may edit maps in place, the informer passes
+//     the objects of lists and creations to the source's Share after the
+//     Transform; an object updated by a watch event keeps its own maps
+//     until a relist.
+//
+// Sharing an object decoded elsewhere (DecodeWithClient, the dynamic and
+// metadata clients, the fakes) costs a hash and a comparison per map,
+// most of what an informer spends on such an object, so those keep their
+// own maps unless MapSharing is ShareAllMaps. A program that edited a
+// cached object (never allowed, with client-go as here) would change
+// every object sharing the map it edited: the informer's MutationDetector
+// reports such edits, and KeepOwnMaps turns sharing off.
 //
 // # Concurrency
 //

@@ -51,7 +51,8 @@ func typedIdentity[T Object](client any, opts Options) string {
 	return identity("typed client", nil, ns, opts)
 }
 
-// identity formats an identity; resource is nil for typed clients.
+// identity formats an identity; resource is nil for typed clients, and
+// opts.MapSharing is resolved.
 func identity(kind string, resource *schema.GroupVersionResource, namespace string, opts Options) string {
 	var b strings.Builder
 	b.WriteString(kind)
@@ -70,7 +71,7 @@ func identity(kind string, resource *schema.GroupVersionResource, namespace stri
 	if opts.DropManagedFields {
 		b.WriteString(", without managedFields")
 	}
-	if opts.ShareMaps {
+	if opts.MapSharing == ShareAllMaps { // resolved by the caller
 		b.WriteString(", maps shared")
 	}
 	return b.String()

@@ -59,16 +59,28 @@ func TestIdentityAndStreaming(t *testing.T) {
 		caps      func() (string, bool)
 	}{
 		{
-			name: "typed client, one namespace", identity: `typed client, namespace "ns"`, streaming: true,
+			name: "typed client, one namespace", identity: `typed client, namespace "ns", maps shared`, streaming: true,
 			caps: sourceOf(kube.Source[*corev1.Pod](cs.CoreV1().Pods("ns"))),
 		},
 		{
-			name: "typed client, all namespaces, selectors", identity: `typed client, labels "app=web", fields "spec.nodeName=n1"`, streaming: true,
+			name: "typed client, all namespaces, selectors", identity: `typed client, labels "app=web", fields "spec.nodeName=n1", maps shared`, streaming: true,
 			caps: sourceOf(kube.SourceWithOptions[*corev1.Pod](cs.CoreV1().Pods(""), kube.Options{LabelSelector: "app=web", FieldSelector: "spec.nodeName=n1"})),
 		},
 		{
-			name: "typed client without managedFields", identity: `typed client, namespace "ns", without managedFields`, streaming: true,
+			name: "typed client without managedFields", identity: `typed client, namespace "ns", without managedFields, maps shared`, streaming: true,
 			caps: sourceOf(kube.SourceWithOptions[*corev1.Pod](cs.CoreV1().Pods("ns"), kube.Options{DropManagedFields: true})),
+		},
+		{
+			name: "typed client keeping its maps", identity: `typed client, namespace "ns"`, streaming: true,
+			caps: sourceOf(kube.SourceWithOptions[*corev1.Pod](cs.CoreV1().Pods("ns"), kube.Options{MapSharing: kube.KeepOwnMaps})),
+		},
+		{
+			name: "typed client decoding with the client", identity: `typed client, namespace "ns"`, streaming: true,
+			caps: sourceOf(kube.SourceWithOptions[*corev1.Pod](cs.CoreV1().Pods("ns"), kube.Options{DecodeWithClient: true})),
+		},
+		{
+			name: "fake typed client sharing maps", identity: `typed client, namespace "ns", maps shared`,
+			caps: sourceOf(kube.SourceWithOptions[*corev1.Pod](fcs.CoreV1().Pods("ns"), kube.Options{MapSharing: kube.ShareAllMaps})),
 		},
 		{
 			name: "fake typed client", identity: `typed client, namespace "ns"`,
@@ -81,6 +93,10 @@ func TestIdentityAndStreaming(t *testing.T) {
 		{
 			name: "fake dynamic client", identity: `dynamic client, apps/v1 deployments`,
 			caps: sourceOf(kube.Dynamic(fdyn, deployments, "", kube.Options{})),
+		},
+		{
+			name: "dynamic client sharing maps", identity: `dynamic client, apps/v1 deployments, maps shared`, streaming: true,
+			caps: sourceOf(kube.Dynamic(dyn, deployments, "", kube.Options{MapSharing: kube.ShareAllMaps})),
 		},
 		{
 			name: "metadata client", identity: `metadata client, v1 secrets, labels "a=b"`, streaming: true,

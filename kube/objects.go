@@ -39,8 +39,11 @@ type objectType[T Object] struct {
 	// strings makes the objects share their repeated strings.
 	strings *interner
 	// readOnly says that the objects decoded will not be modified, so
-	// that they may share their maps (see pbField.decodeShared).
+	// that they may share their maps: the compiled protobuf decoder
+	// shares them as it decodes (see pbField.decodeShared), maps shares
+	// those of the objects decoded otherwise.
 	readOnly bool
+	maps     *mapSharer
 }
 
 func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dropManaged bool) *objectType[T] {
@@ -59,10 +62,11 @@ func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dro
 }
 
 // readOnlyObjects returns o for objects that will not be modified: a copy
-// of it that decodes them sharing their maps, with o's strings.
-func (o *objectType[T]) readOnlyObjects() *objectType[T] {
+// of it that decodes them sharing their maps, through maps where the
+// compiled protobuf decoder does not decode them, with o's strings.
+func (o *objectType[T]) readOnlyObjects(maps *mapSharer) *objectType[T] {
 	c := *o
-	c.readOnly = true
+	c.readOnly, c.maps = true, maps
 	return &c
 }
 
@@ -81,13 +85,19 @@ func (o *objectType[T]) checkKind(apiVersion, kind, want string) error {
 	return nil
 }
 
-// finish applies the source's options to a decoded object, and shares
-// its repeated strings with the objects decoded before it.
+// finish applies the source's options to an object decoded otherwise
+// than by the compiled protobuf decoder, and shares its repeated strings
+// with the objects decoded before it, and its maps too if it is
+// read-only.
 func (o *objectType[T]) finish(obj T) {
 	if o.dropManaged {
 		obj.SetManagedFields(nil)
 	}
-	o.strings.intern(reflect.ValueOf(obj).UnsafePointer())
+	p := reflect.ValueOf(obj).UnsafePointer()
+	o.strings.intern(p)
+	if o.maps != nil {
+		o.maps.shareObject(p)
+	}
 }
 
 // compileIf returns the compiled protobuf decoder of elem if it has one

@@ -211,7 +211,7 @@ func BenchmarkProtobufDecode(b *testing.B) {
 // that will not be modified.
 func decoding[T Object](o *objectType[T], name string) *objectType[T] {
 	if name == "readonly" {
-		return o.readOnlyObjects()
+		return o.readOnlyObjects(nil)
 	}
 	return o
 }

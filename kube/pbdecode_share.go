@@ -103,8 +103,7 @@ func (m *pbMap) sharesMaps() bool {
 // run of the field would, copies the array; a shared map is copied
 // before a later run adds to it (see own).
 func (f *pbField) decodeShared(in *interner, b []byte, start int, key uint64, q unsafe.Pointer) (int, bool, error) {
-	h := (*sliceHeader)(q) // for a map, only h.data, the map's pointer
-	if h.data != nil && (f.op == pbMapEntry || h.len != 0) {
+	if !f.empty(q) {
 		return 0, false, nil
 	}
 	run, ok := f.runs.runAt(b, start, key)
@@ -113,7 +112,7 @@ func (f *pbField) decodeShared(in *interner, b []byte, start int, key uint64, q 
 	}
 	end := start + len(run)
 	if found, ok := f.runs.find(run); ok {
-		f.setShared(in, h, found)
+		f.setShared(in, q, found)
 		return end, true, nil
 	}
 	decimals := in.decimals
@@ -126,26 +125,37 @@ func (f *pbField) decodeShared(in *interner, b []byte, start int, key uint64, q 
 			return 0, false, err
 		}
 	}
-	decoded := pbRun{p: h.data}
-	if f.op == pbRepMessage {
-		h.cap = h.len
-		decoded.n = h.len
+	var decoded pbRun
+	if f.op == pbMapEntry {
+		decoded.p = *(*unsafe.Pointer)(q)
+	} else {
+		h := (*sliceHeader)(q)
+		decoded = pbRun{p: h.data, n: h.len}
 	}
 	if in.decimals == decimals {
 		f.runs.add(run, decoded)
-		f.setShared(in, h, decoded)
 	}
+	f.setShared(in, q, decoded)
 	return end, true, nil
 }
 
-// setShared points the map or slice at h to r, shared with other objects.
-func (f *pbField) setShared(in *interner, h *sliceHeader, r pbRun) {
+// empty reports whether the map or slice at q is nil or empty.
+func (f *pbField) empty(q unsafe.Pointer) bool {
 	if f.op == pbMapEntry {
-		h.data = r.p
+		return *(*unsafe.Pointer)(q) == nil // a map is a pointer
+	}
+	return (*sliceHeader)(q).len == 0
+}
+
+// setShared points the map or slice at q to r, which other objects may
+// share: a later run of the field must not add to it in place.
+func (f *pbField) setShared(in *interner, q unsafe.Pointer, r pbRun) {
+	if f.op == pbMapEntry {
+		*(*unsafe.Pointer)(q) = r.p
 		in.sharedMaps = append(in.sharedMaps, r.p)
 		return
 	}
-	*h = sliceHeader{data: r.p, len: r.n, cap: r.n}
+	*(*sliceHeader)(q) = sliceHeader{data: r.p, len: r.n, cap: r.n}
 }
 
 // own makes the map at q the object's own before an entry is added to

@@ -39,7 +39,7 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 		t.Run(fmt.Sprintf("readOnly=%t", readOnly), func(t *testing.T) {
 			o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false)
 			if readOnly {
-				o = o.readOnlyObjects()
+				o = o.readOnlyObjects(nil)
 			}
 			labels := map[string]uintptr{}   // by group: the map of the first Pod
 			requests := map[string]uintptr{} // the same
@@ -111,7 +111,7 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 // code merges: the second run must go into a map of the object's own, not
 // into the shared map the first run found.
 func TestReadOnlyDecodingMergesIntoItsOwnMap(t *testing.T) {
-	o := configMapType().readOnlyObjects()
+	o := configMapType().readOnlyObjects(nil)
 	marshal := func(cm *corev1.ConfigMap) []byte {
 		b, err := cm.Marshal()
 		if err != nil {
@@ -148,7 +148,7 @@ func TestReadOnlyDecodingMergesIntoItsOwnMap(t *testing.T) {
 // The same holds for a repeated message field in two runs: the second is
 // appended to a copy of the shared elements.
 func TestReadOnlyDecodingAppendsToItsOwnSlice(t *testing.T) {
-	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false).readOnlyObjects()
+	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false).readOnlyObjects(nil)
 	marshal := func(p *corev1.Pod) []byte {
 		b, err := p.Marshal()
 		if err != nil {
@@ -188,7 +188,7 @@ func TestReadOnlyDecodingAppendsToItsOwnSlice(t *testing.T) {
 // copies of that quantity share the decimal, which Quantity's methods
 // may change in place.
 func TestReadOnlyDecodingKeepsDecimalQuantitiesApart(t *testing.T) {
-	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false).readOnlyObjects()
+	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false).readOnlyObjects(nil)
 	pod := readOnlyPod(0)
 	pod.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("123456789012345678901234567890")
 	raw, err := pod.Marshal()

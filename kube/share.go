@@ -47,41 +47,26 @@ const (
 type mapTable[K ~string, V any] struct {
 	maps  map[uint64][]map[K]V
 	count int
-	equal func(a, b V) bool
+	// entries holds the entries of the latest map read, so that it is
+	// iterated once and compared by lookups in the maps of the table.
+	entries []mapEntry[K, V]
+	equal   func(a, b V) bool
 	// hash returns the hash of v and its size in bytes, or false if v
 	// must not be shared.
 	hash func(seed maphash.Seed, v V) (uint64, int, bool)
 }
 
+type mapEntry[K ~string, V any] struct {
+	k K
+	v V
+}
+
 // A mapSite is one map field of a type, judged like a string site: a
-// site whose maps are seldom found is cold for a while.
-type mapSite[K ~string, V any] struct {
-	site
-	// recent holds the latest maps shared or added here: most sites see
-	// few distinct maps (the containers of one template), and comparing
-	// with them spares a hash.
-	recent [mapSiteRecent]map[K]V
-	next   uint8 // where the next map goes in recent
-}
-
-// mapSiteRecent is how many recent maps a site compares with.
-const mapSiteRecent = 4
-
-// seen returns the map in recent that equals m.
-func (st *mapSite[K, V]) seen(t *mapTable[K, V], m map[K]V) (map[K]V, bool) {
-	for _, r := range &st.recent {
-		if r != nil && len(r) == len(m) && t.same(r, m) {
-			return r, true
-		}
-	}
-	return nil, false
-}
-
-// remember puts m in recent, in place of the oldest.
-func (st *mapSite[K, V]) remember(m map[K]V) {
-	st.recent[st.next%mapSiteRecent] = m
-	st.next++
-}
+// site whose maps are seldom found is cold for a while. It keeps no
+// recent maps, unlike a string site: comparing two maps costs as much as
+// hashing one, so a miss among recent maps would cost more than the hash
+// and the table lookup it was meant to spare.
+type mapSite = site
 
 var (
 	stringMapType    = reflect.TypeFor[map[string]string]()
@@ -105,13 +90,13 @@ func newMapSharer(t reflect.Type) *mapSharer {
 func mapLeaf(t reflect.Type) walk[*mapSharer] {
 	switch {
 	case t == stringMapType:
-		st := new(mapSite[string, string])
+		st := new(mapSite)
 		return func(p unsafe.Pointer, s *mapSharer) {
 			m := (*map[string]string)(p)
 			*m = share(&s.strings, s.seed, *m, st)
 		}
 	case t == resourceListType && quantityFields.ok:
-		st := new(mapSite[corev1.ResourceName, resource.Quantity])
+		st := new(mapSite)
 		return func(p unsafe.Pointer, s *mapSharer) {
 			m := (*corev1.ResourceList)(p)
 			*m = share(&s.resources, s.seed, *m, st)
@@ -133,23 +118,21 @@ func (s *mapSharer) shareObject(obj unsafe.Pointer) {
 
 // share returns the map of t that equals m, or m itself after adding it.
 // A nil map stays nil: an empty map would read the same but not marshal
-// the same.
-func share[K ~string, V any, M ~map[K]V](t *mapTable[K, V], seed maphash.Seed, m M, st *mapSite[K, V]) M {
+// the same. A map that cannot be shared (too big, or holding a quantity
+// in inf.Dec form) counts as a miss, so that a site of big maps turns
+// cold rather than hashing each.
+func share[K ~string, V any, M ~map[K]V](t *mapTable[K, V], seed maphash.Seed, m M, st *mapSite) M {
 	if m == nil || st.skip() {
 		return m
 	}
-	if r, ok := st.seen(t, m); ok {
-		st.found(true)
-		return r
-	}
-	h, ok := t.hashMap(seed, m)
+	h, ok := t.read(seed, m)
 	if !ok {
+		st.found(false)
 		return m
 	}
 	for _, c := range t.maps[h] {
-		if t.same(c, m) {
+		if t.holds(c) {
 			st.found(true)
-			st.remember(c)
 			return c
 		}
 	}
@@ -160,27 +143,32 @@ func share[K ~string, V any, M ~map[K]V](t *mapTable[K, V], seed maphash.Seed, m
 	}
 	t.maps[h] = append(t.maps[h], m)
 	t.count++
-	st.remember(m)
 	return m
 }
 
-// same reports whether a and b hold equal values under the same keys.
-func (t *mapTable[K, V]) same(a, b map[K]V) bool {
-	if len(a) != len(b) {
+// holds reports whether c holds exactly the entries read last: the same
+// keys, with equal values.
+func (t *mapTable[K, V]) holds(c map[K]V) bool {
+	if len(c) != len(t.entries) {
 		return false
 	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || !t.equal(v, w) {
+	for i := range t.entries {
+		e := &t.entries[i]
+		if v, ok := c[e.k]; !ok || !t.equal(v, e.v) {
 			return false
 		}
 	}
 	return true
 }
 
-// hashMap returns a hash of m's contents that does not depend on the
-// order of iteration, or false if m must not be shared or holds more than
-// shareMaxBytes.
-func (t *mapTable[K, V]) hashMap(seed maphash.Seed, m map[K]V) (uint64, bool) {
+// read reads m's entries into t.entries and returns a hash of its
+// contents that does not depend on the order of iteration, or false if m
+// must not be shared or holds more than shareMaxBytes.
+func (t *mapTable[K, V]) read(seed maphash.Seed, m map[K]V) (uint64, bool) {
+	if len(m) > shareMaxBytes+1 { // every key but "" holds a byte or more
+		return 0, false
+	}
+	t.entries = t.entries[:0]
 	sum, size := uint64(len(m)), 0
 	for k, v := range m {
 		hv, n, ok := t.hash(seed, v)
@@ -188,6 +176,7 @@ func (t *mapTable[K, V]) hashMap(seed maphash.Seed, m map[K]V) (uint64, bool) {
 			return 0, false
 		}
 		sum += maphash.String(seed, string(k)) ^ bits.RotateLeft64(hv, 31)
+		t.entries = append(t.entries, mapEntry[K, V]{k, v})
 	}
 	return sum, true
 }

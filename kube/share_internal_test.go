@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-type stringSite = mapSite[string, string]
+type stringSite = mapSite
 
 func shareStrings(s *mapSharer, m map[string]string, st *stringSite) map[string]string {
 	return share(&s.strings, s.seed, m, st)
@@ -85,6 +85,12 @@ func TestShareSizes(t *testing.T) {
 	if got := shareStrings(s, b, new(stringSite)); sharedWith(got, a) {
 		t.Error("a map over shareMaxBytes was shared")
 	}
+	for range siteWindow - 1 {
+		shareStrings(s, big(), st)
+	}
+	if st.coldFor != siteColdFor {
+		t.Errorf("after %d maps over shareMaxBytes, the site is not cold: it would hash each", siteWindow)
+	}
 	one := map[string]string{}
 	two := map[string]string{}
 	for i := range 20 {
@@ -112,7 +118,7 @@ func TestShareQuantitiesExactly(t *testing.T) {
 		return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse("64Mi")}
 	}
 	shareList := func(l corev1.ResourceList) corev1.ResourceList {
-		return share(&s.resources, s.seed, l, new(mapSite[corev1.ResourceName, resource.Quantity]))
+		return share(&s.resources, s.seed, l, new(mapSite))
 	}
 	same := func(a, b corev1.ResourceList) bool {
 		return reflect.ValueOf(a).UnsafePointer() == reflect.ValueOf(b).UnsafePointer()

@@ -55,12 +55,12 @@ func syncedConfigMaps(t *testing.T, opts kube.Options, transform func(*corev1.Co
 	return cached
 }
 
-// With ShareMaps, cached objects whose labels are equal share one map;
-// different labels, nil and empty maps stay what they were. Without it,
-// every object keeps its own.
+// With ShareAllMaps, cached objects whose labels are equal share one map;
+// different labels, nil and empty maps stay what they were. By default a
+// source over a fake, which does not decode, keeps every object's own.
 func TestCachedObjectsShareEqualMaps(t *testing.T) {
 	web := map[string]string{"app": "web", "tier": "frontend"}
-	shared := kube.Options{ShareMaps: true}
+	shared := kube.Options{MapSharing: kube.ShareAllMaps}
 	got := syncedConfigMaps(t, shared, nil,
 		labelled("a", web), labelled("b", map[string]string{"app": "web", "tier": "frontend"}),
 		labelled("c", map[string]string{"app": "db"}), labelled("d", nil), labelled("e", map[string]string{}))
@@ -79,7 +79,7 @@ func TestCachedObjectsShareEqualMaps(t *testing.T) {
 
 	apart := syncedConfigMaps(t, kube.Options{}, nil, labelled("a", web), labelled("b", web))
 	if sameMap(apart["a"].Labels, apart["b"].Labels) {
-		t.Error("without ShareMaps, a and b share a map")
+		t.Error("over a fake, by default, a and b share a map")
 	}
 }
 
@@ -92,7 +92,7 @@ func TestTransformEditsUnsharedMaps(t *testing.T) {
 		}
 		return cm, nil
 	}
-	got := syncedConfigMaps(t, kube.Options{ShareMaps: true}, dropTier,
+	got := syncedConfigMaps(t, kube.Options{MapSharing: kube.ShareAllMaps}, dropTier,
 		labelled("a", map[string]string{"app": "web", "tier": "frontend"}),
 		labelled("b", map[string]string{"app": "web", "tier": "frontend"}),
 		labelled("c", map[string]string{"app": "web", "tier": "frontend"}))
@@ -120,7 +120,7 @@ func TestMutationDetectorReportsEditsOfSharedMaps(t *testing.T) {
 		labelled("c", map[string]string{"app": "db"}))
 	var mu sync.Mutex
 	var reported []string
-	src := kube.SourceWithOptions[*corev1.ConfigMap](cs.CoreV1().ConfigMaps("ns"), kube.Options{ShareMaps: true})
+	src := kube.SourceWithOptions[*corev1.ConfigMap](cs.CoreV1().ConfigMaps("ns"), kube.Options{MapSharing: kube.ShareAllMaps})
 	inf := informer.New(src, informer.Options[*corev1.ConfigMap]{
 		MutationDetector: informer.MutationDetector[*corev1.ConfigMap]{Enabled: true, Period: time.Hour},
 		ErrorHandler: func(_ context.Context, err error) {
@@ -157,5 +157,38 @@ func TestMutationDetectorReportsEditsOfSharedMaps(t *testing.T) {
 	slices.Sort(reported)
 	if want := []string{"ns/a", "ns/b"}; !slices.Equal(slices.Compact(reported), want) {
 		t.Errorf("mutations reported for %v, want %v", reported, want)
+	}
+}
+
+// Share shares maps by default where the source decodes responses itself
+// (a generated typed client), and not where the client decodes them;
+// KeepOwnMaps and ShareAllMaps override the default either way.
+func TestMapSharingDefaults(t *testing.T) {
+	cs, _, _ := realClients(t)
+	fcs := fake.NewClientset()
+	for _, tc := range []struct {
+		name   string
+		client kube.Client[*corev1.ConfigMapList]
+		opts   kube.Options
+		shares bool
+	}{
+		{"decoded by the source", cs.CoreV1().ConfigMaps("ns"), kube.Options{}, true},
+		{"decoded by the source, KeepOwnMaps", cs.CoreV1().ConfigMaps("ns"), kube.Options{MapSharing: kube.KeepOwnMaps}, false},
+		{"decoded by the client", cs.CoreV1().ConfigMaps("ns"), kube.Options{DecodeWithClient: true}, false},
+		{"decoded by the client, ShareAllMaps", cs.CoreV1().ConfigMaps("ns"), kube.Options{DecodeWithClient: true, MapSharing: kube.ShareAllMaps}, true},
+		{"fake", fcs.CoreV1().ConfigMaps("ns"), kube.Options{}, false},
+		{"unknown value", cs.CoreV1().ConfigMaps("ns"), kube.Options{MapSharing: 200}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := kube.SourceWithOptions[*corev1.ConfigMap](tc.client, tc.opts)
+			a := src.Share(labelled("a", map[string]string{"app": "web"}))
+			b := src.Share(labelled("b", map[string]string{"app": "web"}))
+			if got := sameMap(a.Labels, b.Labels); got != tc.shares {
+				t.Errorf("equal labels shared: %v, want %v", got, tc.shares)
+			}
+			if !reflect.DeepEqual(b.Labels, map[string]string{"app": "web"}) {
+				t.Errorf("labels became %v", b.Labels)
+			}
+		})
 	}
 }

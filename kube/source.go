@@ -74,20 +74,60 @@ type Options struct {
 	// every response through the client's own List and Watch, decoded by
 	// client-go, instead of decoding them itself (see the package
 	// documentation's Decoding section). The objects are the same; client-go
-	// spends more time and memory on them.
+	// spends more time and memory on them, and by default they keep their
+	// own maps (see MapSharing).
 	DecodeWithClient bool
-	// ShareMaps makes the objects an informer caches from lists and
-	// creations share their maps of strings (labels, annotations, node
-	// selectors, data) and resource lists (requests, limits) with earlier
-	// objects whose map at that place is equal, once they are read-only:
-	// after the informer's Transform, which may edit them. Objects of one
-	// kind repeat most of these maps (the Pods of one template have the
-	// same), so a cache holds much less; each object costs a lookup per
-	// map as it is cached. Objects updated by watch events keep their own
-	// maps until a relist. Code that edits cached objects, which no
-	// program may do, would change every object sharing the edited map,
-	// not just one: run the informer's MutationDetector in tests.
-	ShareMaps bool
+	// MapSharing chooses the sources whose objects share maps: their maps
+	// of strings (labels, annotations, node selectors, data) and resource
+	// lists (requests, limits) are replaced by equal maps of earlier
+	// objects, once nothing will edit them. Objects of one kind repeat most
+	// of these maps (the Pods of one template have the same), so a cache
+	// holds much less. For an informer without a Transform, whose lists
+	// and watches are ReadOnly, the source shares every object it delivers
+	// as it decodes it (the protobuf decoder, slices of messages too, by
+	// the bytes of their encoding, which spares decoding them); with a
+	// Transform, which may edit maps, the informer shares the objects of
+	// lists and creations after it (see Share), and updated objects keep
+	// their own maps until a relist. The zero value, ShareDecodedMaps,
+	// shares the maps of the objects the source decodes itself and no
+	// others. Code that edits cached objects, which no program may do,
+	// would change every object sharing the edited map, not just one: run
+	// the informer's MutationDetector in tests.
+	MapSharing MapSharing
+}
+
+// MapSharing says which sources make the objects an informer caches share
+// their equal maps (see Options.MapSharing).
+type MapSharing uint8
+
+const (
+	// ShareDecodedMaps, the default, shares maps where the source decodes
+	// the server's responses itself: a Source or SourceWithOptions over a
+	// generated typed client, without DecodeWithClient. There sharing costs
+	// a small part of what decoding the object did. Objects that reach the
+	// source already decoded (through DecodeWithClient, the dynamic and
+	// metadata clients, client-go's fakes) keep their own maps: an
+	// informer spends little else on them, and sharing would be most of
+	// its work.
+	ShareDecodedMaps MapSharing = iota
+	// ShareAllMaps shares maps in every source, whoever decoded its
+	// objects.
+	ShareAllMaps
+	// KeepOwnMaps leaves every object its own maps, as client-go does.
+	KeepOwnMaps
+)
+
+// resolved returns ShareAllMaps or KeepOwnMaps: what m means for a
+// source that decodes responses itself or not. An unknown value means
+// the default.
+func (m MapSharing) resolved(decodes bool) MapSharing {
+	switch {
+	case m == ShareAllMaps || m == KeepOwnMaps:
+		return m
+	case decodes:
+		return ShareAllMaps
+	}
+	return KeepOwnMaps
 }
 
 // ListerWatcher is a reflector.ListerWatcher[T] backed by a Kubernetes
@@ -103,7 +143,7 @@ type ListerWatcher[T Object, L ListObject] struct {
 	name     string // T's type, for error messages
 	identity string // see Identity
 	// maps shares equal maps among the objects an informer caches; nil
-	// without Options.ShareMaps.
+	// where Options.MapSharing resolves to KeepOwnMaps.
 	maps *mapSharer
 }
 
@@ -122,13 +162,19 @@ func Source[T Object, L ListObject](client Client[L]) *ListerWatcher[T, L] {
 
 // SourceWithOptions is Source with selectors or without streaming lists.
 func SourceWithOptions[T Object, L ListObject](client Client[L], opts Options) *ListerWatcher[T, L] {
+	d := newDirect[T](client, opts)
+	opts.MapSharing = opts.MapSharing.resolved(d != nil)
 	s := newSource[T](client, opts, lacksWatchList(client), typedIdentity[T](client, opts))
-	s.direct = newDirect[T](client, opts)
+	if d != nil && s.maps != nil {
+		d.readOnly = d.objects.readOnlyObjects(s.maps)
+	}
+	s.direct = d
 	return s
 }
 
 // newSource returns the source of client. noWatchList says that the
 // client, or the one it was made from, cannot stream lists.
+// opts.MapSharing is resolved: ShareAllMaps or KeepOwnMaps.
 func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchList bool, identity string) *ListerWatcher[T, L] {
 	items, err := newItemsFunc[T, L]()
 	if err != nil {
@@ -137,7 +183,7 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 	streaming := !opts.DisableStreamingList && !noWatchList &&
 		clientfeatures.FeatureGates().Enabled(clientfeatures.WatchListClient)
 	var sharer *mapSharer
-	if t := reflect.TypeFor[T](); opts.ShareMaps && t.Kind() == reflect.Pointer {
+	if t := reflect.TypeFor[T](); opts.MapSharing == ShareAllMaps && t.Kind() == reflect.Pointer {
 		sharer = newMapSharer(t.Elem())
 	}
 	return &ListerWatcher[T, L]{
@@ -157,11 +203,12 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 
 // Share makes obj's maps of strings (labels, annotations, node selectors,
 // data) and resource lists the equal maps of objects it shared before, if
-// the source was made with Options.ShareMaps; otherwise it returns obj
-// as it is. An informer calls it (it implements reflector.Sharer) for the
-// objects of lists and creations as it caches them, after its Transform;
-// from then on the object is read-only, like every cached object. Nil
-// maps stay nil.
+// the source shares maps (see Options.MapSharing); otherwise it returns
+// obj as it is. An informer with a Transform calls it (it implements
+// reflector.Sharer) for the objects of lists and creations as it caches
+// them, after the Transform; from then on the object is read-only, like
+// every cached object. The objects of ReadOnly lists and watches are
+// shared as they are decoded, without it. Nil maps stay nil.
 func (s *ListerWatcher[T, L]) Share(obj T) T {
 	if s.maps != nil {
 		s.maps.shareObject(reflect.ValueOf(obj).UnsafePointer())
@@ -206,9 +253,12 @@ func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptio
 	if !ok {
 		return reflector.ListResult[T]{}, fmt.Errorf("kube: list %s: client returned neither a list nor an error", s.name)
 	}
-	if s.opts.DropManagedFields {
-		for _, item := range items {
+	for _, item := range items {
+		if s.opts.DropManagedFields {
 			item.SetManagedFields(nil)
+		}
+		if opts.ReadOnly {
+			s.Share(item)
 		}
 	}
 	return reflector.ListResult[T]{
@@ -254,7 +304,11 @@ func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOpt
 	if err != nil {
 		return nil, mapError("watch", s.name, err)
 	}
-	return newWatcher[T](ctx, w, s.name, s.opts.DropManagedFields), nil
+	x := newWatcher[T](ctx, w, s.name, s.opts.DropManagedFields)
+	if opts.ReadOnly {
+		x.share = s.maps
+	}
+	return x, nil
 }
 
 func (s *ListerWatcher[T, L]) selectors() metav1.ListOptions {

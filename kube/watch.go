@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -24,6 +25,9 @@ type watcher[T Object] struct {
 	name string // the resource, for errors
 	// dropManaged clears the managedFields of every object.
 	dropManaged bool
+	// share, if set, shares the maps of every object: the watch is
+	// ReadOnly.
+	share *mapSharer
 	// unhook cancels the stop of w when the watch's context ends.
 	unhook func() bool
 	once   sync.Once // stops w once
@@ -65,8 +69,13 @@ func (x *watcher[T]) Next(ctx context.Context) (reflector.Event[T], error) {
 	if err != nil {
 		return x.finish(err)
 	}
-	if x.dropManaged && ev.Type != reflector.Bookmark {
-		ev.Object.SetManagedFields(nil)
+	if ev.Type != reflector.Bookmark {
+		if x.dropManaged {
+			ev.Object.SetManagedFields(nil)
+		}
+		if x.share != nil {
+			x.share.shareObject(reflect.ValueOf(ev.Object).UnsafePointer())
+		}
 	}
 	return ev, nil
 }

@@ -46,12 +46,15 @@ type Identifier interface {
 }
 
 // Sharer is an optional interface of a ListerWatcher[T] whose objects
-// can share memory where they repeat each other. An informer passes the
-// objects of lists and creations through Share after its Transform, as it
-// caches them: from then on an object is read-only, as every cached object
-// is, so parts of it that equal parts of earlier objects (a map of labels,
-// say) may be those earlier parts. Objects of updates are cached as they
-// are: an update is the informer's busiest path. Package kube's sources
+// can share memory where they repeat each other. An informer with a
+// Transform, which may edit objects in place, passes the objects of lists
+// and creations through Share after the Transform, as it caches them:
+// from then on an object is read-only, as every cached object is, so
+// parts of it that equal parts of earlier objects (a map of labels, say)
+// may be those earlier parts. Objects of updates are cached as they are:
+// an update is the informer's busiest path. An informer without a
+// Transform does not call Share: its lists and watches are ReadOnly, and
+// the source shares what it delivers itself. Package kube's sources
 // implement it.
 type Sharer[T any] interface {
 	// Share returns obj with some of its parts replaced by equal parts of

@@ -51,9 +51,7 @@ func testDecoding[T kube.Object, L kube.ListObject](t *testing.T, c *cluster, k 
 			equalObjects(t, "list", want, listAll(t, ours))
 			readOnly := listRead(t, ours, reflector.ListOptions{ReadOnly: true})
 			equalObjects(t, "read-only list", want, readOnly)
-			if cd.name == "protobuf" {
-				sharesEqualLabels(t, readOnly)
-			}
+			sharesEqualLabels(t, readOnly)
 			withoutManaged := make([]T, len(want))
 			for i, obj := range want {
 				withoutManaged[i] = obj.DeepCopyObject().(T)
@@ -103,7 +101,7 @@ func listRead[T kube.Object](t *testing.T, src reflector.ListerWatcher[T], opts 
 }
 
 // sharesEqualLabels fails unless objects with equal labels share one map
-// of them, as objects decoded from protobuf for a read-only caller do.
+// of them, as objects decoded for a read-only caller do.
 func sharesEqualLabels[T kube.Object](t *testing.T, objs []T) {
 	t.Helper()
 	first := map[string]uintptr{} // by labels: the first object's map
