@@ -37,6 +37,7 @@ var headlineRows = []struct{ bench, unit string }{
 	{"BenchmarkUpdates/kind=configmaps/content=protobuf/fields=all", "cpu-ns/update"},
 	{"BenchmarkUpdates/kind=pods/content=protobuf/fields=all", "cpu-ns/update"},
 	{"BenchmarkInitialSync/kind=configmaps/content=json/mode=streaming/fields=all", "cpu-ns/object"},
+	{"BenchmarkInitialSync/kind=pods/content=protobuf/mode=streaming/fields=all", "cpu-ns/object"},
 	{"BenchmarkInitialSync/kind=pods/content=protobuf/mode=streaming/fields=all", "heap-B/object"},
 }
 
