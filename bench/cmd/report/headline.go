@@ -44,7 +44,7 @@ var headlineRows = []struct{ bench, unit string }{
 // writeHeadline writes the README's headline table for outs.
 func writeHeadline(b *strings.Builder, info runInfo, outs []outcome) {
 	fmt.Fprintf(b, "From the full report of %s, commit `%s` (%d CPUs, %s).\n", info.date, info.commit, info.cpus, info.goVersion)
-	b.WriteString("Every row, target and note: [bench/RESULTS.md](bench/RESULTS.md). Ratio: how many times better typedcache is.\n\n")
+	b.WriteString("Every row, target and note, and the list of targets missed: [bench/RESULTS.md](bench/RESULTS.md). Ratio: how many times better typedcache is.\n\n")
 	b.WriteString("| workload | unit | client-go | typedcache | ratio | target | met |\n")
 	b.WriteString("|---|---|--:|--:|--:|---|---|\n")
 	for _, h := range headlineRows {
