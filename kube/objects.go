@@ -38,12 +38,11 @@ type objectType[T Object] struct {
 	dropManaged bool
 	// strings makes the objects share their repeated strings.
 	strings *interner
-	// readOnly says that the objects decoded will not be modified, so
-	// that they may share their maps: the compiled protobuf decoder
-	// shares them as it decodes (see pbField.decodeShared), maps shares
-	// those of the objects decoded otherwise.
-	readOnly bool
-	maps     *mapSharer
+	// maps is set when the objects decoded will not be modified, so that
+	// they may share their maps: the compiled protobuf decoder shares
+	// them as it decodes (see pbField.decodeShared), maps those of the
+	// objects decoded otherwise.
+	maps *mapSharer
 }
 
 func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dropManaged bool) *objectType[T] {
@@ -66,7 +65,7 @@ func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dro
 // compiled protobuf decoder does not decode them, with o's strings.
 func (o *objectType[T]) readOnlyObjects(maps *mapSharer) *objectType[T] {
 	c := *o
-	c.readOnly, c.maps = true, maps
+	c.maps = maps
 	return &c
 }
 
@@ -125,7 +124,7 @@ func (o *objectType[T]) unmarshal(raw []byte, obj T) error {
 	}
 	in := o.strings
 	in.mu.Lock()
-	in.readOnly = o.readOnly
+	in.readOnly = o.maps != nil
 	err := o.pb.decode(in, raw, reflect.ValueOf(obj).UnsafePointer())
 	clear(in.sharedMaps)
 	in.sharedMaps = in.sharedMaps[:0]

@@ -156,7 +156,8 @@ func (f *pbField) decode(in *interner, b []byte, i int, key uint64, q unsafe.Poi
 	case pbRepMessage:
 		if (*sliceHeader)(q).cap == 0 {
 			// Room for all the elements the message holds, at once.
-			f.slice.grow(q, 1+pbCount(b, i, key))
+			n, _ := pbFieldRun(b, i, key)
+			f.slice.grow(q, 1+n)
 		}
 		err = f.msg.decode(in, v, f.grow(q))
 	case pbFieldsV1:
@@ -266,24 +267,24 @@ func pbBytesField(b []byte, i int) ([]byte, int, error) {
 	return b[i : i+n], i + n, nil
 }
 
-// pbCount counts the fields of key that follow at b[i:], up to the first
-// of another key: the generated Marshal writes a repeated field's
-// elements one after another.
-func pbCount(b []byte, i int, key uint64) int {
-	n := 0
+// pbFieldRun returns how many length-delimited fields of key follow one
+// another from b[i:], and where the run ends: at the first field of
+// another key, or at the end of b. The generated Marshal writes a
+// repeated field's elements, and a map's entries, one after another.
+func pbFieldRun(b []byte, i int, key uint64) (count, end int) {
 	for i < len(b) {
 		k, next, err := pbVarint(b, i)
 		if err != nil || k != key {
-			return n
+			break
 		}
-		l, at, err := pbVarint(b, next)
-		if err != nil || l > uint64(len(b)-at) {
-			return n
+		n, at, err := pbLength(b, next)
+		if err != nil {
+			break
 		}
-		n++
-		i = at + int(l)
+		count++
+		i = at + n
 	}
-	return n
+	return count, i
 }
 
 // pbSkip returns the length of the field at the start of b, as the

@@ -2,7 +2,6 @@ package kube
 
 import (
 	"fmt"
-	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -190,9 +189,6 @@ func BenchmarkProtobufDecode(b *testing.B) {
 	pods := marshalAll(b, n, serverPod)
 	configMaps := marshalAll(b, n, func(i int) *corev1.ConfigMap { cm := managedConfigMap(i); return &cm })
 	updates := marshalAll(b, n, updatedConfigMap)
-	podType := func(dropManaged bool) *objectType[*corev1.Pod] {
-		return newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), dropManaged)
-	}
 	for _, name := range []string{"generated", "compiled", "readonly"} {
 		b.Run("Pod/"+name, func(b *testing.B) { decodeBench(b, decoding(podType(false), name), name != "generated", pods) })
 		b.Run("PodDropManagedFields/"+name, func(b *testing.B) {
@@ -211,7 +207,7 @@ func BenchmarkProtobufDecode(b *testing.B) {
 // that will not be modified.
 func decoding[T Object](o *objectType[T], name string) *objectType[T] {
 	if name == "readonly" {
-		return o.readOnlyObjects(nil)
+		return readOnly(o)
 	}
 	return o
 }

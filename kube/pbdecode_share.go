@@ -75,7 +75,7 @@ func (r *pbRuns) runAt(b []byte, start int, key uint64) ([]byte, bool) {
 	if r.judge.skip() {
 		return nil, false
 	}
-	end := pbRunEnd(b, start, key)
+	_, end := pbFieldRun(b, start, key)
 	if end == start || end-start > pbShareMaxBytes {
 		return nil, false
 	}
@@ -162,8 +162,7 @@ func (f *pbField) setShared(in *interner, q unsafe.Pointer, r pbRun) {
 // it, if it is a shared one: a message may hold a map's entries in more
 // than one run, and the generated code merges them.
 func (m *pbMap) own(in *interner, q unsafe.Pointer) {
-	mp := (*unsafe.Pointer)(q)
-	if len(in.sharedMaps) == 0 || *mp == nil || !slices.Contains(in.sharedMaps, *mp) {
+	if mp := *(*unsafe.Pointer)(q); mp == nil || !slices.Contains(in.sharedMaps, mp) {
 		return
 	}
 	switch m.fast {
@@ -174,22 +173,4 @@ func (m *pbMap) own(in *interner, q unsafe.Pointer) {
 		r := (*corev1.ResourceList)(q)
 		*r = maps.Clone(*r)
 	}
-}
-
-// pbRunEnd returns where the run of fields of key that starts at b[i:]
-// ends: at the first field of another key, or at the end of b. The fields
-// are length-delimited.
-func pbRunEnd(b []byte, i int, key uint64) int {
-	for i < len(b) {
-		k, next, err := pbVarint(b, i)
-		if err != nil || k != key {
-			return i
-		}
-		n, at, err := pbLength(b, next)
-		if err != nil {
-			return i
-		}
-		i = at + n
-	}
-	return i
 }

@@ -10,6 +10,18 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
+// readOnly returns o for objects that will not be modified, as a source
+// that shares maps makes it.
+func readOnly[T Object](o *objectType[T]) *objectType[T] {
+	return o.readOnlyObjects(newMapSharer(o.elem))
+}
+
+// podType returns the decoding of Pods, without their managedFields with
+// dropManaged.
+func podType(dropManaged bool) *objectType[*corev1.Pod] {
+	return newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), dropManaged)
+}
+
 // mapID identifies a map: two objects share a map when their maps have
 // the same ID.
 func mapID[M ~map[K]V, K comparable, V any](m M) uintptr {
@@ -35,11 +47,11 @@ func readOnlyPod(i int) *corev1.Pod {
 // generated Unmarshal makes of the same bytes.
 func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 	const n = 300
-	for _, readOnly := range []bool{false, true} {
-		t.Run(fmt.Sprintf("readOnly=%t", readOnly), func(t *testing.T) {
-			o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false)
-			if readOnly {
-				o = o.readOnlyObjects(nil)
+	for _, ro := range []bool{false, true} {
+		t.Run(fmt.Sprintf("readOnly=%t", ro), func(t *testing.T) {
+			o := podType(false)
+			if ro {
+				o = readOnly(o)
 			}
 			labels := map[string]uintptr{}   // by group: the map of the first Pod
 			requests := map[string]uintptr{} // the same
@@ -64,7 +76,7 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 				}
 				kept = append(kept, got)
 				containers := got.Spec.Containers
-				if readOnly && cap(containers) != len(containers) {
+				if ro && cap(containers) != len(containers) {
 					t.Fatalf("Pod %d's containers have room to grow into: %d of %d", i, len(containers), cap(containers))
 				}
 				if i >= 3 && &containers[0] == &kept[i%3].Spec.Containers[0] { // the first Pod of its group
@@ -89,7 +101,7 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 				}
 			}
 			runtime.KeepAlive(kept)
-			if !readOnly {
+			if !ro {
 				if sharedLabels+sharedRequests+sharedContainers > 0 {
 					t.Errorf("objects that may be modified share: %d labels, %d resource lists, %d containers", sharedLabels, sharedRequests, sharedContainers)
 				}
@@ -111,7 +123,7 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 // code merges: the second run must go into a map of the object's own, not
 // into the shared map the first run found.
 func TestReadOnlyDecodingMergesIntoItsOwnMap(t *testing.T) {
-	o := configMapType().readOnlyObjects(nil)
+	o := readOnly(configMapType())
 	marshal := func(cm *corev1.ConfigMap) []byte {
 		b, err := cm.Marshal()
 		if err != nil {
@@ -148,7 +160,7 @@ func TestReadOnlyDecodingMergesIntoItsOwnMap(t *testing.T) {
 // The same holds for a repeated message field in two runs: the second is
 // appended to a copy of the shared elements.
 func TestReadOnlyDecodingAppendsToItsOwnSlice(t *testing.T) {
-	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false).readOnlyObjects(nil)
+	o := readOnly(podType(false))
 	marshal := func(p *corev1.Pod) []byte {
 		b, err := p.Marshal()
 		if err != nil {
@@ -188,7 +200,7 @@ func TestReadOnlyDecodingAppendsToItsOwnSlice(t *testing.T) {
 // copies of that quantity share the decimal, which Quantity's methods
 // may change in place.
 func TestReadOnlyDecodingKeepsDecimalQuantitiesApart(t *testing.T) {
-	o := newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), false).readOnlyObjects(nil)
+	o := readOnly(podType(false))
 	pod := readOnlyPod(0)
 	pod.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("123456789012345678901234567890")
 	raw, err := pod.Marshal()

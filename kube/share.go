@@ -19,9 +19,11 @@ import (
 // Pods of one template have the same ones), and even a small map costs a
 // few hundred bytes.
 //
-// The informer calls Share for the objects of lists and creations after
-// its Transform, as the object goes into the cache and becomes read-only,
-// so no Transform ever edits a shared map. Code that edited a cached object's map would change every object
+// A source shares the objects of ReadOnly lists and watches as it
+// delivers them; an informer with a Transform calls Share for the objects
+// of lists and creations after the Transform, as the object goes into the
+// cache and becomes read-only, so no Transform ever edits a shared map.
+// Code that edited a cached object's map would change every object
 // sharing it; editing cached objects is forbidden anyway, and the
 // informer's MutationDetector reports it.
 type mapSharer struct {

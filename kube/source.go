@@ -305,8 +305,8 @@ func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOpt
 		return nil, mapError("watch", s.name, err)
 	}
 	x := newWatcher[T](ctx, w, s.name, s.opts.DropManagedFields)
-	if opts.ReadOnly {
-		x.share = s.maps
+	if opts.ReadOnly && s.maps != nil {
+		x.share = s.Share
 	}
 	return x, nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"reflect"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -26,8 +25,8 @@ type watcher[T Object] struct {
 	// dropManaged clears the managedFields of every object.
 	dropManaged bool
 	// share, if set, shares the maps of every object: the watch is
-	// ReadOnly.
-	share *mapSharer
+	// ReadOnly and the source shares maps.
+	share func(T) T
 	// unhook cancels the stop of w when the watch's context ends.
 	unhook func() bool
 	once   sync.Once // stops w once
@@ -74,7 +73,7 @@ func (x *watcher[T]) Next(ctx context.Context) (reflector.Event[T], error) {
 			ev.Object.SetManagedFields(nil)
 		}
 		if x.share != nil {
-			x.share.shareObject(reflect.ValueOf(ev.Object).UnsafePointer())
+			ev.Object = x.share(ev.Object)
 		}
 	}
 	return ev, nil
