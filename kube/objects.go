@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"unsafe"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -69,11 +70,12 @@ func (o *objectType[T]) readOnlyObjects(maps *mapSharer) *objectType[T] {
 	return &c
 }
 
-// new returns a new, zero *E.
+// new returns a new, zero *E. T is *E, so the pointer reflect.New
+// returns is read as a T, without the allocation that setting a T through
+// reflection would cost.
 func (o *objectType[T]) new() T {
-	var t T
-	reflect.ValueOf(&t).Elem().Set(reflect.New(o.elem))
-	return t
+	p := reflect.New(o.elem).UnsafePointer()
+	return *(*T)(unsafe.Pointer(&p))
 }
 
 // checkKind reports an error unless apiVersion and kind are the object's.
