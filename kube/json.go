@@ -24,11 +24,12 @@ import (
 type jsonCodec struct{ opts json.Options }
 
 func newJSONCodec(dropManaged bool) jsonCodec {
-	opts := []json.Options{jsonv1.DefaultOptionsV1(), json.MatchCaseInsensitiveNames(false)}
+	unmarshalers := []*json.Unmarshalers{json.UnmarshalFromFunc(unmarshalTime), json.UnmarshalFromFunc(unmarshalStringMap)}
 	if dropManaged {
-		opts = append(opts, json.WithUnmarshalers(json.UnmarshalFromFunc(skipManagedFields)))
+		unmarshalers = append(unmarshalers, json.UnmarshalFromFunc(skipManagedFields))
 	}
-	return jsonCodec{json.JoinOptions(opts...)}
+	return jsonCodec{json.JoinOptions(jsonv1.DefaultOptionsV1(), json.MatchCaseInsensitiveNames(false),
+		json.WithUnmarshalers(json.JoinUnmarshalers(unmarshalers...)))}
 }
 
 // skipManagedFields reads managedFields without decoding them.
