@@ -122,7 +122,9 @@ var nsSeq atomic.Int64
 
 // namespace creates a namespace for one test and empties it afterwards.
 // (Without a controller manager a deleted namespace stays Terminating, so
-// its configmaps are deleted explicitly.)
+// its configmaps and pods are deleted explicitly, the pods at once as no
+// kubelet will confirm their end; left behind, the benchmarks' thousands
+// of pods would slow the server down for every later run.)
 func (c *cluster) namespace(t testing.TB) string {
 	t.Helper()
 	cs := c.client(t, nil)
@@ -136,6 +138,10 @@ func (c *cluster) namespace(t testing.TB) string {
 		defer cancel()
 		if err := cs.CoreV1().ConfigMaps(name).DeleteCollection(ctx, metav1.DeleteOptions{}, metav1.ListOptions{}); err != nil {
 			t.Logf("cleanup: delete configmaps of %s: %v", name, err)
+		}
+		now := int64(0)
+		if err := cs.CoreV1().Pods(name).DeleteCollection(ctx, metav1.DeleteOptions{GracePeriodSeconds: &now}, metav1.ListOptions{}); err != nil {
+			t.Logf("cleanup: delete pods of %s: %v", name, err)
 		}
 		if err := cs.CoreV1().Namespaces().Delete(ctx, name, metav1.DeleteOptions{}); err != nil {
 			t.Logf("cleanup: delete namespace %s: %v", name, err)
