@@ -16,8 +16,8 @@
 //
 // When a real kube-apiserver is running (TYPEDCACHE_KUBECONFIG is set, as
 // scripts/kube-apiserver/cluster start prints it), the kube module's
-// benchmarks against it run too, -count 3 with -benchtime 2s (-count 1
-// and one iteration with -quick), and fill the
+// benchmarks against it run too, in 3 processes of -count 1 with
+// -benchtime 2s (one process and one iteration with -quick), and fill the
 // "real server" section; -server off leaves them out, -server only runs
 // them alone. The raw outputs of two runs can be joined and redrawn with
 // -from: the real-server rows keep their own run's date and commit.

@@ -325,3 +325,36 @@ func TestServerRows(t *testing.T) {
 		t.Errorf("the headline shows unmeasured real-server rows:\n%s", headline.String())
 	}
 }
+
+// A real-server run in processes of their own says so; one from before
+// the key says -count.
+func TestServerRunProcesses(t *testing.T) {
+	for _, c := range []struct {
+		config map[string]string
+		want   string
+	}{
+		{map[string]string{keyServerDate: "d", keyServerCount: "3", keyServerTime: "2s", keyServerProcs: "true"},
+			"3 processes (`-count 1` each; a row's value is the median of its 3 runs)"},
+		{map[string]string{keyServerDate: "d", keyServerCount: "3", keyServerTime: "2s"}, "`-count 3`"},
+	} {
+		run := serverRunOf(c.config)
+		var b strings.Builder
+		writeServerRun(&b, run)
+		if !strings.Contains(b.String(), c.want) {
+			t.Errorf("%v: %q lacks %q", c.config, b.String(), c.want)
+		}
+		if again := serverRunOf(configOf(t, run.header())); again != run {
+			t.Errorf("the header of %+v reads back as %+v", run, again)
+		}
+	}
+}
+
+// configOf parses the configuration lines of raw.
+func configOf(t *testing.T, raw string) map[string]string {
+	t.Helper()
+	res, err := parse(strings.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.config
+}

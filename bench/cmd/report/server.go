@@ -38,18 +38,21 @@ const (
 	keyServerMode   = "report-server-mode"
 	keyServerCount  = "report-server-count"
 	keyServerTime   = "report-server-benchtime"
+	keyServerProcs  = "report-server-processes"
 )
 
 // serverRun describes the run the real-server rows come from.
 type serverRun struct {
 	date, commit, mode string
-	count              int
+	count              int    // runs of each row
+	processes          bool   // each run in a process of its own (-count 1)
 	benchtime          string // go test -benchtime
 }
 
 func (s serverRun) header() string {
-	return fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n%s: %d\n%s: %s\n",
-		keyServerDate, s.date, keyServerCommit, s.commit, keyServerMode, s.mode, keyServerCount, s.count, keyServerTime, s.benchtime)
+	return fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n%s: %d\n%s: %s\n%s: %t\n",
+		keyServerDate, s.date, keyServerCommit, s.commit, keyServerMode, s.mode, keyServerCount, s.count,
+		keyServerTime, s.benchtime, keyServerProcs, s.processes)
 }
 
 // serverRunOf reads the real-server run's facts from the configuration
@@ -60,6 +63,7 @@ func serverRunOf(config map[string]string) serverRun {
 		s.benchtime = "1x" // runs that predate the key ran one iteration each
 	}
 	fmt.Sscan(config[keyServerCount], &s.count)
+	s.processes = config[keyServerProcs] == "true" // earlier runs: -count in one process
 	return s
 }
 
@@ -79,32 +83,39 @@ func measureServer(mode string) (bool, error) {
 	return false, fmt.Errorf("-server %q: want %s, %s or %s", mode, serverAuto, serverOff, serverOnly)
 }
 
-// runServer runs the kube module's real-server benchmarks -count times
-// and returns their output introduced by the run's facts. It copies the
-// output to stdout as it comes. An initial sync of 5,000 objects, or
-// 10,000 updates, is one iteration; a full run repeats it for a few
-// seconds (the CPU time of one iteration varies with the garbage
-// collections that happen to fall in it), a quick run does it once.
+// runServer runs the kube module's real-server benchmarks count times,
+// each time in a process of its own, and returns their output introduced
+// by the run's facts. It copies the output to stdout as it comes. An
+// initial sync of 5,000 objects, or 10,000 updates, is one iteration; a
+// full run repeats it for a few seconds (the CPU time of one iteration
+// varies with the garbage collections that happen to fall in it), a
+// quick run does it once. One process per run measures the two
+// libraries' rows of a run one after the other, so that a slow spell of
+// the shared machine falls on both, where go test's -count would run each
+// row count times before the next.
 func runServer(benchDir string, quick bool, count int, filter string) ([]byte, error) {
-	run := serverRun{date: time.Now().UTC().Format("2006-01-02 15:04 MST"), commit: commit(), mode: "full", count: count, benchtime: "2s"}
+	run := serverRun{date: time.Now().UTC().Format("2006-01-02 15:04 MST"), commit: commit(), mode: "full",
+		count: count, processes: true, benchtime: "2s"}
 	if quick {
 		run.mode, run.benchtime = "quick", "1x"
 	}
 	var buf bytes.Buffer
 	buf.WriteString(run.header())
-	args := []string{"test", "-run", "^$", "-bench", filter, "-benchmem", "-count", fmt.Sprint(count),
+	args := []string{"test", "-run", "^$", "-bench", filter, "-benchmem", "-count", "1",
 		"-benchtime", run.benchtime, "-timeout", "90m"}
 	if quick {
 		args = append(args, "-short")
 	}
 	args = append(args, "./integration/")
-	fmt.Fprintln(os.Stderr, "(in kube/) go", strings.Join(args, " "))
-	cmd := exec.Command("go", args...)
-	cmd.Dir = filepath.Join(benchDir, "..", "kube")
-	cmd.Stdout = io.MultiWriter(&buf, os.Stdout)
-	cmd.Stderr = os.Stderr
-	if err := cmd.Run(); err != nil {
-		return buf.Bytes(), fmt.Errorf("real-server benchmarks: %w", err)
+	for i := range count {
+		fmt.Fprintf(os.Stderr, "(in kube/, run %d of %d) go %s\n", i+1, count, strings.Join(args, " "))
+		cmd := exec.Command("go", args...)
+		cmd.Dir = filepath.Join(benchDir, "..", "kube")
+		cmd.Stdout = io.MultiWriter(&buf, os.Stdout)
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			return buf.Bytes(), fmt.Errorf("real-server benchmarks: %w", err)
+		}
 	}
 	return buf.Bytes(), nil
 }
@@ -192,8 +203,12 @@ func writeServerRun(b *strings.Builder, s serverRun) {
 	if s.benchtime == "1x" {
 		iterations = "one iteration each (`-benchtime 1x`)"
 	}
-	fmt.Fprintf(b, "Run: %s, commit `%s`, %s, `-count %d`, %s, against a kube-apiserver and etcd built and started by `scripts/kube-apiserver/cluster` on the same machine.\n\n",
-		s.date, s.commit, size, s.count, iterations)
+	runs := fmt.Sprintf("`-count %d`", s.count)
+	if s.processes {
+		runs = fmt.Sprintf("%d processes (`-count 1` each; a row's value is the median of its %d runs)", s.count, s.count)
+	}
+	fmt.Fprintf(b, "Run: %s, commit `%s`, %s, %s, %s, against a kube-apiserver and etcd built and started by `scripts/kube-apiserver/cluster` on the same machine.\n\n",
+		s.date, s.commit, size, runs, iterations)
 }
 
 // serverMissing is what RESULTS.md says when the run had no server.
