@@ -2,6 +2,7 @@ package kube
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -9,10 +10,52 @@ import (
 	corev1 "k8s.io/api/core/v1"
 )
 
+// The JSON codec decodes some types from the decoder's tokens instead of
+// through their methods or reflection (json_time.go, json_map.go); these
+// tests hold it to encoding/json's results.
+
+// requireAsEncodingJSON decodes doc into a ConfigMap through the source's
+// JSON codec and through encoding/json, which calls the types' own
+// methods as client-go's decoding does: the objects must be equal, and
+// one decoding must fail where the other does.
+func requireAsEncodingJSON(t *testing.T, doc string) {
+	t.Helper()
+	var want, got corev1.ConfigMap
+	wantErr := json.Unmarshal([]byte(doc), &want)
+	gotErr := jsonv2.Unmarshal([]byte(doc), &got, configMapType().json.opts)
+	if (gotErr == nil) != (wantErr == nil) {
+		t.Fatalf("error %v, encoding/json's %v", gotErr, wantErr)
+	}
+	if wantErr == nil && !reflect.DeepEqual(&got, &want) {
+		t.Errorf("decoded\n%#v\nencoding/json decodes\n%#v", got, want)
+	}
+}
+
+// TestJSONTimeAsItsMethod decodes times, as a value (creationTimestamp)
+// and behind a pointer (a managedFields entry's time), as metav1.Time's
+// UnmarshalJSON does.
+func TestJSONTimeAsItsMethod(t *testing.T) {
+	for _, value := range []string{
+		`"2026-11-20T10:00:00Z"`,
+		`"2026-11-20T10:00:00+02:00"`,
+		`"2026-11-20T10:00:00.123456789-07:30"`,
+		`"2026-11-20T10:00:00\u005a"`,
+		`null`,
+		`""`,
+		`"yesterday"`,
+		`"2026-11-20 10:00:00Z"`,
+		`12`,
+		`{}`,
+		`["2026-11-20T10:00:00Z"]`,
+	} {
+		t.Run(value, func(t *testing.T) {
+			requireAsEncodingJSON(t, fmt.Sprintf(`{"metadata":{"creationTimestamp":%s,"managedFields":[{"manager":"m","time":%s}]}}`, value, value))
+		})
+	}
+}
+
 // TestJSONStringMapsAsEncodingJSON decodes maps of strings (labels, a
-// ConfigMap's data) through the source's JSON codec and through
-// encoding/json, as client-go decodes them: the objects must be equal,
-// and one must fail where the other does.
+// ConfigMap's data) as encoding/json does.
 func TestJSONStringMapsAsEncodingJSON(t *testing.T) {
 	for name, doc := range map[string]string{
 		"entries":            `{"metadata":{"labels":{"app":"web","tier":"frontend"}},"data":{"a":"1","b":""}}`,
@@ -40,15 +83,7 @@ func TestJSONStringMapsAsEncodingJSON(t *testing.T) {
 		"deep value invalid": `{"data":{"a":{"b":[1,2,{"c":null}]}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			var want, got corev1.ConfigMap
-			wantErr := json.Unmarshal([]byte(doc), &want)
-			gotErr := jsonv2.Unmarshal([]byte(doc), &got, configMapType().json.opts)
-			if (gotErr == nil) != (wantErr == nil) {
-				t.Fatalf("error %v, encoding/json's %v", gotErr, wantErr)
-			}
-			if wantErr == nil && !reflect.DeepEqual(&got, &want) {
-				t.Errorf("decoded\n%#v\nencoding/json decodes\n%#v", got, want)
-			}
+			requireAsEncodingJSON(t, doc)
 		})
 	}
 }
