@@ -23,19 +23,15 @@ import (
 // Unlike client-go it reads each value once, straight from the stream.
 type jsonCodec struct{ opts json.Options }
 
-func newJSONCodec(dropManaged bool) jsonCodec {
-	unmarshalers := []*json.Unmarshalers{json.UnmarshalFromFunc(unmarshalTime), json.UnmarshalFromFunc(unmarshalStringMap)}
-	if dropManaged {
-		unmarshalers = append(unmarshalers, json.UnmarshalFromFunc(skipManagedFields))
-	}
-	return jsonCodec{json.JoinOptions(jsonv1.DefaultOptionsV1(), json.MatchCaseInsensitiveNames(false),
-		json.WithUnmarshalers(json.JoinUnmarshalers(unmarshalers...)))}
-}
-
-// skipManagedFields reads managedFields without decoding them.
-func skipManagedFields(dec *jsontext.Decoder, v *[]metav1.ManagedFieldsEntry) error {
-	*v = nil
-	return dec.SkipValue()
+// newJSONCodec returns the codec of a source whose objects share their
+// strings through in; with dropManaged, it skips their managedFields.
+func newJSONCodec(in *interner, dropManaged bool) jsonCodec {
+	meta := &metaDecoder{in: in, dropManaged: dropManaged}
+	unmarshalers := json.JoinUnmarshalers(json.UnmarshalFromFunc(meta.unmarshal),
+		json.UnmarshalFromFunc(unmarshalTime), json.UnmarshalFromFunc(unmarshalStringMap))
+	meta.opts = json.JoinOptions(jsonv1.DefaultOptionsV1(), json.MatchCaseInsensitiveNames(false),
+		json.WithUnmarshalers(unmarshalers))
+	return jsonCodec{meta.opts}
 }
 
 // decodeJSON decodes the next value of dec, an object of the source's

@@ -1,34 +1,44 @@
 package kube
 
 import (
-	"encoding/json"
 	"fmt"
 	"reflect"
 	"testing"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	corev1 "k8s.io/api/core/v1"
+	kjson "sigs.k8s.io/json"
 )
 
 // The JSON codec decodes some types from the decoder's tokens instead of
-// through their methods or reflection (json_time.go, json_map.go); these
-// tests hold it to encoding/json's results.
+// through their methods or reflection (json_time.go, json_map.go,
+// json_meta.go); these tests hold it to client-go's results.
 
-// requireAsEncodingJSON decodes doc into a ConfigMap through the source's
-// JSON codec and through encoding/json, which calls the types' own
-// methods as client-go's decoding does: the objects must be equal, and
-// one decoding must fail where the other does.
-func requireAsEncodingJSON(t *testing.T, doc string) {
+// requireAsClientGo decodes doc into a ConfigMap through the source's
+// JSON codec and as client-go's decoding does (sigs.k8s.io/json:
+// encoding/json with exact field names, calling the types' own methods):
+// the objects must be equal, and one decoding must fail where the other
+// does.
+func requireAsClientGo(t *testing.T, doc string) {
 	t.Helper()
+	if err := decodesAsClientGo(doc); err != nil {
+		t.Error(err)
+	}
+}
+
+// decodesAsClientGo reports how the codec's decoding of doc differs from
+// client-go's, if it does.
+func decodesAsClientGo(doc string) error {
 	var want, got corev1.ConfigMap
-	wantErr := json.Unmarshal([]byte(doc), &want)
+	wantErr := kjson.UnmarshalCaseSensitivePreserveInts([]byte(doc), &want)
 	gotErr := jsonv2.Unmarshal([]byte(doc), &got, configMapType().json.opts)
 	if (gotErr == nil) != (wantErr == nil) {
-		t.Fatalf("error %v, encoding/json's %v", gotErr, wantErr)
+		return fmt.Errorf("error %v, client-go's %v", gotErr, wantErr)
 	}
 	if wantErr == nil && !reflect.DeepEqual(&got, &want) {
-		t.Errorf("decoded\n%#v\nencoding/json decodes\n%#v", got, want)
+		return fmt.Errorf("decoded\n%#v\nclient-go decodes\n%#v", got, want)
 	}
+	return nil
 }
 
 // TestJSONTimeAsItsMethod decodes times, as a value (creationTimestamp)
@@ -49,7 +59,7 @@ func TestJSONTimeAsItsMethod(t *testing.T) {
 		`["2026-11-20T10:00:00Z"]`,
 	} {
 		t.Run(value, func(t *testing.T) {
-			requireAsEncodingJSON(t, fmt.Sprintf(`{"metadata":{"creationTimestamp":%s,"managedFields":[{"manager":"m","time":%s}]}}`, value, value))
+			requireAsClientGo(t, fmt.Sprintf(`{"metadata":{"creationTimestamp":%s,"managedFields":[{"manager":"m","time":%s}]}}`, value, value))
 		})
 	}
 }
@@ -83,7 +93,7 @@ func TestJSONStringMapsAsEncodingJSON(t *testing.T) {
 		"deep value invalid": `{"data":{"a":{"b":[1,2,{"c":null}]}}}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			requireAsEncodingJSON(t, doc)
+			requireAsClientGo(t, doc)
 		})
 	}
 }

@@ -48,6 +48,7 @@ type objectType[T Object] struct {
 
 func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dropManaged bool) *objectType[T] {
 	_, pb := reflect.New(elem).Interface().(protobufUnmarshaler)
+	strings := newInterner(elem)
 	return &objectType[T]{
 		elem:        elem,
 		gvk:         gvk,
@@ -55,9 +56,9 @@ func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dro
 		listKind:    gvk.Kind + "List",
 		protobuf:    pb,
 		pb:          compileIf(pb, elem, dropManaged),
-		json:        newJSONCodec(dropManaged),
+		json:        newJSONCodec(strings, dropManaged),
 		dropManaged: dropManaged,
-		strings:     newInterner(elem),
+		strings:     strings,
 	}
 }
 

@@ -77,17 +77,18 @@ func (m *pbMessage) fail() (uint64, uint64, []byte, bool) {
 	return 0, 0, nil, false
 }
 
-// unwrap returns the type and message of a prefixed runtime.Unknown.
-func unwrap(data []byte) (apiVersion, kind string, raw []byte, err error) {
+// unwrap returns the type and message of a prefixed runtime.Unknown, all
+// three within data.
+func unwrap(data []byte) (apiVersion, kind, raw []byte, err error) {
 	if !bytes.HasPrefix(data, protobufPrefix) {
-		return "", "", nil, fmt.Errorf("%w: no protobuf prefix", errMalformed)
+		return nil, nil, nil, fmt.Errorf("%w: no protobuf prefix", errMalformed)
 	}
 	m := pbMessage{b: data[len(protobufPrefix):]}
 	for num, wire, val, ok := m.next(); ok; num, wire, val, ok = m.next() {
 		switch {
 		case num == 1 && wire == 2:
 			if apiVersion, kind, err = typeMeta(val); err != nil {
-				return "", "", nil, err
+				return nil, nil, nil, err
 			}
 		case num == 2 && wire == 2:
 			raw = val
@@ -96,15 +97,16 @@ func unwrap(data []byte) (apiVersion, kind string, raw []byte, err error) {
 	return apiVersion, kind, raw, m.err
 }
 
-// typeMeta decodes a runtime.TypeMeta message.
-func typeMeta(data []byte) (apiVersion, kind string, err error) {
+// typeMeta decodes a runtime.TypeMeta message, returning its fields
+// within data.
+func typeMeta(data []byte) (apiVersion, kind []byte, err error) {
 	t := pbMessage{b: data}
 	for num, wire, val, ok := t.next(); ok; num, wire, val, ok = t.next() {
 		switch {
 		case num == 1 && wire == 2:
-			apiVersion = string(val)
+			apiVersion = val
 		case num == 2 && wire == 2:
-			kind = string(val)
+			kind = val
 		}
 	}
 	return apiVersion, kind, t.err
@@ -117,8 +119,8 @@ func (o *objectType[T]) decodeProtobuf(data []byte) (T, error) {
 	if err != nil {
 		return zero, err
 	}
-	if err := o.checkKind(apiVersion, kind, o.gvk.Kind); err != nil {
-		return zero, err
+	if string(kind) != o.gvk.Kind || string(apiVersion) != o.apiVersion {
+		return zero, o.checkKind(string(apiVersion), string(kind), o.gvk.Kind)
 	}
 	obj := o.new()
 	if err := o.unmarshal(raw, obj); err != nil {
@@ -186,7 +188,7 @@ func (s *protobufStream[T]) next() (decodedEvent[T], error) {
 		if err != nil {
 			return ev, err
 		}
-		if kind != "Status" {
+		if string(kind) != "Status" {
 			return ev, fmt.Errorf("%w: an error event with a %s", errMalformed, kind)
 		}
 		ev.Status = &metav1.Status{}

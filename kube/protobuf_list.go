@@ -165,7 +165,9 @@ func (o *objectType[T]) protobufList(r *bufio.Reader) ([]T, metav1.ListMeta, err
 				buf, err = unknown.value(buf, n)
 			}
 			if err == nil {
-				apiVersion, kind, err = typeMeta(buf)
+				var av, k []byte
+				av, k, err = typeMeta(buf)
+				apiVersion, kind = string(av), string(k)
 			}
 			if err != nil {
 				return nil, meta, err

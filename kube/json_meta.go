@@ -1,0 +1,350 @@
+package kube
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// metaDecoder decodes an ObjectMeta, the part every object has and most
+// of a small one, from the decoder's tokens, sharing its strings as it
+// reads them: a string the interner holds is found from the bytes in the
+// decoder's buffer and never copied. It keeps encoding/json's semantics
+// (exact field names, unknown fields skipped, a later duplicate winning
+// or merging, null leaving a value as it is), and hands every value off
+// its fast paths (escaped strings, null, values of the wrong kind, fields
+// rarely set) to the default decoding, so that those, and their errors,
+// stay the default's.
+type metaDecoder struct {
+	in *interner
+	// opts are the codec's options, for the values decoded the default
+	// way; set once the codec that holds the decoder is built.
+	opts        json.Options
+	dropManaged bool
+	sites       metaSites // guarded by in.mu
+}
+
+// metaSites are the interner's sites of an ObjectMeta's strings, and the
+// last time each time field parsed.
+type metaSites struct {
+	name, generateName, namespace, selfLink, uid, resourceVersion site
+	labelKey, labelValue, annotationKey, annotationValue          site
+	manager, operation, apiVersion, fieldsType, subresource       site
+	fieldSet                                                      site
+	created, managedTime                                          parsedTime
+}
+
+// parsedTime is the last time string a field held, and its value:
+// objects created or written in the same second repeat it.
+type parsedTime struct {
+	text string
+	t    time.Time
+}
+
+// unmarshal decodes an ObjectMeta object into m; anything but an object
+// goes to the default decoding.
+func (d *metaDecoder) unmarshal(dec *jsontext.Decoder, m *metav1.ObjectMeta) error {
+	if dec.PeekKind() != '{' {
+		return errors.ErrUnsupported
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	d.in.mu.Lock()
+	defer d.in.mu.Unlock()
+	s := &d.sites
+	for dec.PeekKind() != '}' {
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch string(d.name(raw)) {
+		case "name":
+			err = d.str(dec, &m.Name, &s.name)
+		case "generateName":
+			err = d.str(dec, &m.GenerateName, &s.generateName)
+		case "namespace":
+			err = d.str(dec, &m.Namespace, &s.namespace)
+		case "selfLink":
+			//lint:ignore SA1019 decoded as client-go decodes it, while servers still send it
+			err = d.str(dec, &m.SelfLink, &s.selfLink)
+		case "uid":
+			err = d.str(dec, (*string)(&m.UID), &s.uid)
+		case "resourceVersion":
+			err = d.str(dec, &m.ResourceVersion, &s.resourceVersion)
+		case "generation":
+			err = d.int64(dec, &m.Generation)
+		case "creationTimestamp":
+			err = d.time(dec, &m.CreationTimestamp, &s.created)
+		case "labels":
+			err = d.stringMap(dec, &m.Labels, &s.labelKey, &s.labelValue)
+		case "annotations":
+			err = d.stringMap(dec, &m.Annotations, &s.annotationKey, &s.annotationValue)
+		case "managedFields":
+			err = d.managedFields(dec, &m.ManagedFields)
+		case "deletionTimestamp":
+			err = json.UnmarshalDecode(dec, &m.DeletionTimestamp, d.opts)
+		case "deletionGracePeriodSeconds":
+			err = json.UnmarshalDecode(dec, &m.DeletionGracePeriodSeconds, d.opts)
+		case "ownerReferences":
+			err = json.UnmarshalDecode(dec, &m.OwnerReferences, d.opts)
+		case "finalizers":
+			err = json.UnmarshalDecode(dec, &m.Finalizers, d.opts)
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// name returns the field name raw holds, read as encoding/json reads it.
+// It is valid until the decoder's next read.
+func (d *metaDecoder) name(raw jsontext.Value) []byte {
+	if b, ok := plainString(raw); ok {
+		return b
+	}
+	// The decoder has checked the syntax, so the only failure is invalid
+	// UTF-8, which encoding/json replaces as the unquoted name does.
+	b, _ := jsontext.AppendUnquote(nil, raw)
+	return b
+}
+
+// plainString returns the contents of raw, a JSON string, if they need
+// no decoding: no escape sequence and valid UTF-8.
+func plainString(raw []byte) ([]byte, bool) {
+	b := raw[1 : len(raw)-1]
+	ascii := true
+	for _, c := range b {
+		if c == '\\' {
+			return nil, false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	return b, ascii || utf8.Valid(b)
+}
+
+// str decodes a string field, shared through st.
+func (d *metaDecoder) str(dec *jsontext.Decoder, dst *string, st *site) error {
+	if dec.PeekKind() != '"' {
+		return json.UnmarshalDecode(dec, dst, d.opts)
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	*dst, err = d.strOf(raw, st)
+	return err
+}
+
+// strOf returns the string raw holds, shared through st.
+func (d *metaDecoder) strOf(raw jsontext.Value, st *site) (string, error) {
+	if b, ok := plainString(raw); ok {
+		return d.in.bytes(b, st), nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s, d.opts); err != nil {
+		return "", err
+	}
+	return d.in.str(s, st), nil
+}
+
+// int64 decodes an integer field.
+func (d *metaDecoder) int64(dec *jsontext.Decoder, dst *int64) error {
+	if dec.PeekKind() != '0' {
+		return json.UnmarshalDecode(dec, dst, d.opts)
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	// ParseInt's errors copy the string they quote.
+	n, err := strconv.ParseInt(unsafe.String(&raw[0], len(raw)), 10, 64)
+	if err != nil { // a fraction, an exponent, out of range: the default's error
+		return json.Unmarshal(raw, dst, d.opts)
+	}
+	*dst = n
+	return nil
+}
+
+// time decodes a time as metav1.Time's UnmarshalJSON does (see
+// unmarshalTime), parsing a string only when it differs from the last.
+func (d *metaDecoder) time(dec *jsontext.Decoder, dst *metav1.Time, last *parsedTime) error {
+	if dec.PeekKind() != '"' {
+		return json.UnmarshalDecode(dec, dst, d.opts)
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	b, ok := plainString(raw)
+	switch {
+	case !ok:
+		return json.Unmarshal(raw, dst, d.opts)
+	case last.text != "" && string(b) == last.text:
+		dst.Time = last.t
+		return nil
+	}
+	text := string(b)
+	t, err := time.Parse(time.RFC3339, text)
+	if err != nil {
+		return json.Unmarshal(raw, dst, d.opts) // the method's error
+	}
+	dst.Time = t.Local()
+	*last = parsedTime{text, dst.Time}
+	return nil
+}
+
+// stringMap decodes labels or annotations as unmarshalStringMap does,
+// sharing their keys and values.
+func (d *metaDecoder) stringMap(dec *jsontext.Decoder, dst *map[string]string, keys, values *site) error {
+	if dec.PeekKind() != '{' {
+		return json.UnmarshalDecode(dec, dst, d.opts)
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	if *dst == nil {
+		*dst = make(map[string]string)
+	}
+	for dec.PeekKind() != '}' {
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		key, err := d.strOf(raw, keys)
+		if err != nil {
+			return err
+		}
+		value := ""
+		switch kind := dec.PeekKind(); kind {
+		case '"':
+			if raw, err = dec.ReadValue(); err == nil {
+				value, err = d.strOf(raw, values)
+			}
+		case 'n':
+			_, err = dec.ReadToken()
+		default:
+			if err = dec.SkipValue(); err == nil {
+				err = fmt.Errorf("%v in a map of strings", kind)
+			}
+		}
+		if err != nil {
+			return err
+		}
+		(*dst)[key] = value
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// managedFields decodes the managedFields array into a new slice, or
+// skips it if the source drops them. null, anything but an array, and a
+// second managedFields field (merged into the first) go to the default
+// decoding.
+func (d *metaDecoder) managedFields(dec *jsontext.Decoder, dst *[]metav1.ManagedFieldsEntry) error {
+	if d.dropManaged {
+		*dst = nil
+		return dec.SkipValue()
+	}
+	if dec.PeekKind() != '[' || *dst != nil {
+		return json.UnmarshalDecode(dec, dst, d.opts)
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	entries := []metav1.ManagedFieldsEntry{} // an empty array is an empty slice, not nil
+	for dec.PeekKind() != ']' {
+		entries = append(entries, metav1.ManagedFieldsEntry{})
+		if err := d.managedFieldsEntry(dec, &entries[len(entries)-1]); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	*dst = entries
+	return nil
+}
+
+// managedFieldsEntry decodes one entry of managedFields into e, a zero
+// entry, sharing its field set with equal ones.
+func (d *metaDecoder) managedFieldsEntry(dec *jsontext.Decoder, e *metav1.ManagedFieldsEntry) error {
+	if dec.PeekKind() != '{' {
+		return json.UnmarshalDecode(dec, e, d.opts)
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	s := &d.sites
+	for dec.PeekKind() != '}' {
+		raw, err := dec.ReadValue()
+		if err != nil {
+			return err
+		}
+		switch string(d.name(raw)) {
+		case "manager":
+			err = d.str(dec, &e.Manager, &s.manager)
+		case "operation":
+			err = d.str(dec, (*string)(&e.Operation), &s.operation)
+		case "apiVersion":
+			err = d.str(dec, &e.APIVersion, &s.apiVersion)
+		case "fieldsType":
+			err = d.str(dec, &e.FieldsType, &s.fieldsType)
+		case "subresource":
+			err = d.str(dec, &e.Subresource, &s.subresource)
+		case "time":
+			err = d.timePtr(dec, &e.Time, &s.managedTime)
+		case "fieldsV1":
+			err = d.fieldsV1(dec, &e.FieldsV1)
+		default:
+			err = dec.SkipValue()
+		}
+		if err != nil {
+			return err
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// timePtr decodes a *metav1.Time: a string into the time it points to,
+// a new one if nil.
+func (d *metaDecoder) timePtr(dec *jsontext.Decoder, dst **metav1.Time, last *parsedTime) error {
+	if dec.PeekKind() != '"' {
+		return json.UnmarshalDecode(dec, dst, d.opts)
+	}
+	if *dst == nil {
+		*dst = new(metav1.Time)
+	}
+	return d.time(dec, *dst, last)
+}
+
+// fieldsV1 decodes a field set, an object kept as its raw bytes by
+// FieldsV1's UnmarshalJSON, sharing an equal one seen before whole. A
+// second fieldsV1 field replaces the first, as the method's copy into
+// the same value would.
+func (d *metaDecoder) fieldsV1(dec *jsontext.Decoder, dst **metav1.FieldsV1) error {
+	if dec.PeekKind() != '{' {
+		*dst = nil // which may be shared: the method would write into it
+		return json.UnmarshalDecode(dec, dst, d.opts)
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	*dst = d.in.fieldsV1(raw, &d.sites.fieldSet)
+	return nil
+}
