@@ -133,13 +133,11 @@ func newInterner(t reflect.Type) *interner {
 }
 
 // intern rewrites the strings of obj, a pointer to the interner's type.
+// in.mu must be held.
 func (in *interner) intern(obj unsafe.Pointer) {
-	if in.walk == nil {
-		return
+	if in.walk != nil {
+		in.walk(obj, in)
 	}
-	in.mu.Lock()
-	in.walk(obj, in)
-	in.mu.Unlock()
 }
 
 // str returns the shared copy of s, adding s when its site allows.

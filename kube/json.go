@@ -28,7 +28,7 @@ type jsonCodec struct{ opts json.Options }
 func newJSONCodec(in *interner, dropManaged bool) jsonCodec {
 	meta := &metaDecoder{in: in, dropManaged: dropManaged}
 	unmarshalers := json.JoinUnmarshalers(json.UnmarshalFromFunc(meta.unmarshal),
-		json.UnmarshalFromFunc(unmarshalTime), json.UnmarshalFromFunc(unmarshalStringMap))
+		json.UnmarshalFromFunc(unmarshalTime), json.UnmarshalFromFunc(meta.unmarshalStringMap))
 	meta.opts = json.JoinOptions(jsonv1.DefaultOptionsV1(), json.MatchCaseInsensitiveNames(false),
 		json.WithUnmarshalers(unmarshalers))
 	return jsonCodec{meta.opts}
@@ -38,8 +38,8 @@ func newJSONCodec(in *interner, dropManaged bool) jsonCodec {
 // kind, and clears its type as client-go's typed clients do.
 func (o *objectType[T]) decodeJSON(dec *jsontext.Decoder) (T, error) {
 	var zero T
-	obj := o.new()
-	if err := json.UnmarshalDecode(dec, obj, o.json.opts); err != nil {
+	obj, err := o.decodeJSONObject(dec)
+	if err != nil {
 		return zero, jsonError(err)
 	}
 	kind := obj.GetObjectKind()
@@ -48,6 +48,19 @@ func (o *objectType[T]) decodeJSON(dec *jsontext.Decoder) (T, error) {
 		return zero, err
 	}
 	kind.SetGroupVersionKind(schema.GroupVersionKind{})
+	return obj, nil
+}
+
+// decodeJSONObject decodes the next value of dec into a new object and
+// finishes it, holding the interner, which the codec's token decoders
+// use as they read.
+func (o *objectType[T]) decodeJSONObject(dec *jsontext.Decoder) (T, error) {
+	obj := o.new()
+	o.strings.mu.Lock()
+	defer o.strings.mu.Unlock()
+	if err := json.UnmarshalDecode(dec, obj, o.json.opts); err != nil {
+		return obj, err
+	}
 	o.finish(obj)
 	return obj, nil
 }
@@ -137,11 +150,10 @@ func (o *objectType[T]) jsonItems(dec *jsontext.Decoder) ([]T, error) {
 	}
 	var items []T
 	for dec.PeekKind() != ']' {
-		obj := o.new()
-		if err := json.UnmarshalDecode(dec, obj, o.json.opts); err != nil {
+		obj, err := o.decodeJSONObject(dec)
+		if err != nil {
 			return nil, err
 		}
-		o.finish(obj)
 		items = append(items, obj)
 	}
 	_, err := dec.ReadToken()

@@ -14,9 +14,10 @@ import (
 )
 
 // metaDecoder decodes an ObjectMeta, the part every object has and most
-// of a small one, from the decoder's tokens, sharing its strings as it
-// reads them: a string the interner holds is found from the bytes in the
-// decoder's buffer and never copied. It keeps encoding/json's semantics
+// of a small one, and the maps of strings elsewhere in an object, from the
+// decoder's tokens, sharing their strings as it reads them: a string the
+// interner holds is found from the bytes in the decoder's buffer and
+// never copied. The caller holds the interner (see decodeJSONObject). It keeps encoding/json's semantics
 // (exact field names, unknown fields skipped, a later duplicate winning
 // or merging, null leaving a value as it is), and hands every value off
 // its fast paths (escaped strings, null, values of the wrong kind, fields
@@ -28,7 +29,7 @@ type metaDecoder struct {
 	// way; set once the codec that holds the decoder is built.
 	opts        json.Options
 	dropManaged bool
-	sites       metaSites // guarded by in.mu
+	sites       metaSites
 }
 
 // metaSites are the interner's sites of an ObjectMeta's strings, and the
@@ -36,6 +37,7 @@ type metaDecoder struct {
 type metaSites struct {
 	name, generateName, namespace, selfLink, uid, resourceVersion site
 	labelKey, labelValue, annotationKey, annotationValue          site
+	mapKey, mapValue                                              site // of the other maps of strings
 	manager, operation, apiVersion, fieldsType, subresource       site
 	fieldSet                                                      site
 	created, managedTime                                          parsedTime
@@ -57,8 +59,6 @@ func (d *metaDecoder) unmarshal(dec *jsontext.Decoder, m *metav1.ObjectMeta) err
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
-	d.in.mu.Lock()
-	defer d.in.mu.Unlock()
 	s := &d.sites
 	for dec.PeekKind() != '}' {
 		raw, err := dec.ReadValue()
@@ -207,8 +207,20 @@ func (d *metaDecoder) time(dec *jsontext.Decoder, dst *metav1.Time, last *parsed
 	return nil
 }
 
-// stringMap decodes labels or annotations as unmarshalStringMap does,
-// sharing their keys and values.
+// unmarshalStringMap decodes a map of strings outside ObjectMeta (a
+// ConfigMap's data, a node selector), sharing its keys and values. null,
+// and anything but an object, go to the default decoding.
+func (d *metaDecoder) unmarshalStringMap(dec *jsontext.Decoder, m *map[string]string) error {
+	if dec.PeekKind() != '{' {
+		return errors.ErrUnsupported
+	}
+	return d.stringMap(dec, m, &d.sites.mapKey, &d.sites.mapValue)
+}
+
+// stringMap decodes a map of strings as encoding/json does, entry by
+// entry instead of through reflection, sharing its keys and values: into
+// the map already there if any, a later duplicate key winning, null
+// values stored as "".
 func (d *metaDecoder) stringMap(dec *jsontext.Decoder, dst *map[string]string, keys, values *site) error {
 	if dec.PeekKind() != '{' {
 		return json.UnmarshalDecode(dec, dst, d.opts)

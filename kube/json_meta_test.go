@@ -85,12 +85,13 @@ func TestJSONObjectMetaAsClientGo(t *testing.T) {
 }
 
 // TestJSONObjectMetaShared decodes a list of ConfigMaps and requires the
-// strings and field sets they repeat to share one copy.
+// strings and field sets they repeat, in their metadata and in their
+// data's keys, to share one copy.
 func TestJSONObjectMetaShared(t *testing.T) {
 	item := func(name string) string {
 		return `{"metadata":{"name":"` + name + `","namespace":"team-a","labels":{"app":"web"},` +
 			`"managedFields":[{"manager":"kubectl","operation":"Update","apiVersion":"v1","time":"2026-11-20T10:00:00Z",` +
-			`"fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{}}}}]}}`
+			`"fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{}}}}]},"data":{"config.yaml":"` + name + `"}}`
 	}
 	list := `{"kind":"ConfigMapList","apiVersion":"v1","metadata":{},"items":[` + item("a") + `,` + item("b") + `,` + item("c") + `]}`
 	items, _, err := configMapType().jsonList(bufio.NewReader(strings.NewReader(list)))
@@ -111,6 +112,11 @@ func TestJSONObjectMetaShared(t *testing.T) {
 	for k := range first.Labels {
 		for k2 := range last.Labels {
 			same("label key", k, k2)
+		}
+	}
+	for k := range first.Data {
+		for k2 := range last.Data {
+			same("data key", k, k2)
 		}
 	}
 	if first.ManagedFields[0].FieldsV1 != last.ManagedFields[0].FieldsV1 {

@@ -90,7 +90,7 @@ func (o *objectType[T]) checkKind(apiVersion, kind, want string) error {
 // finish applies the source's options to an object decoded otherwise
 // than by the compiled protobuf decoder, and shares its repeated strings
 // with the objects decoded before it, and its maps too if it is
-// read-only.
+// read-only. o.strings.mu must be held.
 func (o *objectType[T]) finish(obj T) {
 	if o.dropManaged {
 		obj.SetManagedFields(nil)
@@ -122,7 +122,9 @@ func (o *objectType[T]) unmarshal(raw []byte, obj T) error {
 		if err := any(obj).(protobufUnmarshaler).Unmarshal(raw); err != nil {
 			return fmt.Errorf("%w: %v", errMalformed, err)
 		}
+		o.strings.mu.Lock()
 		o.finish(obj)
+		o.strings.mu.Unlock()
 		return nil
 	}
 	in := o.strings
