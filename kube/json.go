@@ -26,7 +26,7 @@ type jsonCodec struct{ opts json.Options }
 // newJSONCodec returns the codec of a source whose objects share their
 // strings through in; with dropManaged, it skips their managedFields.
 func newJSONCodec(in *interner, dropManaged bool) jsonCodec {
-	meta := &metaDecoder{in: in, dropManaged: dropManaged}
+	meta := newMetaDecoder(in, dropManaged)
 	unmarshalers := json.JoinUnmarshalers(json.UnmarshalFromFunc(meta.unmarshal),
 		json.UnmarshalFromFunc(unmarshalTime), json.UnmarshalFromFunc(meta.unmarshalStringMap))
 	meta.opts = json.JoinOptions(jsonv1.DefaultOptionsV1(), json.MatchCaseInsensitiveNames(false),
@@ -61,7 +61,7 @@ func (o *objectType[T]) decodeJSONObject(dec *jsontext.Decoder) (T, error) {
 	if err := json.UnmarshalDecode(dec, obj, o.json.opts); err != nil {
 		return obj, err
 	}
-	o.finish(obj)
+	o.finish(obj, true)
 	return obj, nil
 }
 

@@ -1,8 +1,11 @@
 package kube
 
 import (
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -30,6 +33,19 @@ type metaDecoder struct {
 	opts        json.Options
 	dropManaged bool
 	sites       metaSites
+	// The walks that share the strings of the fields decoded the
+	// default way.
+	owners, finalizers, managed walk[*interner]
+}
+
+func newMetaDecoder(in *interner, dropManaged bool) *metaDecoder {
+	return &metaDecoder{
+		in:          in,
+		dropManaged: dropManaged,
+		owners:      compileWalk(reflect.TypeFor[[]metav1.OwnerReference](), internLeaf),
+		finalizers:  compileWalk(reflect.TypeFor[[]string](), internLeaf),
+		managed:     compileWalk(reflect.TypeFor[[]metav1.ManagedFieldsEntry](), internLeaf),
+	}
 }
 
 // metaSites are the interner's sites of an ObjectMeta's strings, and the
@@ -94,9 +110,9 @@ func (d *metaDecoder) unmarshal(dec *jsontext.Decoder, m *metav1.ObjectMeta) err
 		case "deletionGracePeriodSeconds":
 			err = json.UnmarshalDecode(dec, &m.DeletionGracePeriodSeconds, d.opts)
 		case "ownerReferences":
-			err = json.UnmarshalDecode(dec, &m.OwnerReferences, d.opts)
+			err = decodeDefault(d, dec, &m.OwnerReferences, d.owners)
 		case "finalizers":
-			err = json.UnmarshalDecode(dec, &m.Finalizers, d.opts)
+			err = decodeDefault(d, dec, &m.Finalizers, d.finalizers)
 		default:
 			err = dec.SkipValue()
 		}
@@ -106,6 +122,16 @@ func (d *metaDecoder) unmarshal(dec *jsontext.Decoder, m *metav1.ObjectMeta) err
 	}
 	_, err := dec.ReadToken()
 	return err
+}
+
+// decodeDefault decodes the next value of dec into *v the default way,
+// and shares its strings through walk, the walk of V.
+func decodeDefault[V any](d *metaDecoder, dec *jsontext.Decoder, v *V, walk walk[*interner]) error {
+	if err := json.UnmarshalDecode(dec, v, d.opts); err != nil {
+		return err
+	}
+	walk(unsafe.Pointer(v), d.in)
+	return nil
 }
 
 // name returns the field name raw holds, read as encoding/json reads it.
@@ -124,16 +150,26 @@ func (d *metaDecoder) name(raw jsontext.Value) []byte {
 // no decoding: no escape sequence and valid UTF-8.
 func plainString(raw []byte) ([]byte, bool) {
 	b := raw[1 : len(raw)-1]
-	ascii := true
-	for _, c := range b {
+	// Eight bytes at a time: a byte of high bit set, or a byte equal to
+	// a backslash (zero once xored with backslashes), ends the fast scan.
+	const lows, highs, backslashes = 0x0101010101010101, 0x8080808080808080, 0x5c5c5c5c5c5c5c5c
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		x := w ^ backslashes
+		if (w|(x-lows)&^x)&highs != 0 {
+			break
+		}
+	}
+	for _, c := range b[i:] {
 		if c == '\\' {
 			return nil, false
 		}
 		if c >= utf8.RuneSelf {
-			ascii = false
+			return b, bytes.IndexByte(b[i:], '\\') < 0 && utf8.Valid(b)
 		}
 	}
-	return b, ascii || utf8.Valid(b)
+	return b, true
 }
 
 // str decodes a string field, shared through st.
@@ -272,7 +308,7 @@ func (d *metaDecoder) managedFields(dec *jsontext.Decoder, dst *[]metav1.Managed
 		return dec.SkipValue()
 	}
 	if dec.PeekKind() != '[' || *dst != nil {
-		return json.UnmarshalDecode(dec, dst, d.opts)
+		return decodeDefault(d, dec, dst, d.managed)
 	}
 	if _, err := dec.ReadToken(); err != nil {
 		return err

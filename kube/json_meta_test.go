@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -89,7 +90,8 @@ func TestJSONObjectMetaAsClientGo(t *testing.T) {
 // data's keys, to share one copy.
 func TestJSONObjectMetaShared(t *testing.T) {
 	item := func(name string) string {
-		return `{"metadata":{"name":"` + name + `","namespace":"team-a","labels":{"app":"web"},` +
+		return `{"metadata":{"name":"` + name + `","namespace":"team-a","labels":{"app":"web"},"finalizers":["example.com/f"],` +
+			`"ownerReferences":[{"apiVersion":"apps/v1","kind":"ReplicaSet","name":"web-7d4b9c6f5","uid":"0c1d"}],` +
 			`"managedFields":[{"manager":"kubectl","operation":"Update","apiVersion":"v1","time":"2026-11-20T10:00:00Z",` +
 			`"fieldsType":"FieldsV1","fieldsV1":{"f:data":{".":{}}}}]},"data":{"config.yaml":"` + name + `"}}`
 	}
@@ -109,6 +111,9 @@ func TestJSONObjectMetaShared(t *testing.T) {
 	same("manager", first.ManagedFields[0].Manager, last.ManagedFields[0].Manager)
 	same("operation", string(first.ManagedFields[0].Operation), string(last.ManagedFields[0].Operation))
 	same("label value", first.Labels["app"], last.Labels["app"])
+	same("finalizer", first.Finalizers[0], last.Finalizers[0])
+	same("owner's kind", first.OwnerReferences[0].Kind, last.OwnerReferences[0].Kind)
+	same("owner's name", first.OwnerReferences[0].Name, last.OwnerReferences[0].Name)
 	for k := range first.Labels {
 		for k2 := range last.Labels {
 			same("label key", k, k2)
@@ -155,6 +160,22 @@ func FuzzJSONObjectMeta(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc string) {
 		if err := decodesAsClientGo(doc); err != nil {
 			t.Fatalf("%s: %v", doc, err)
+		}
+	})
+}
+
+// FuzzPlainString holds plainString to its definition: no backslash, and
+// valid UTF-8.
+func FuzzPlainString(f *testing.F) {
+	for _, s := range []string{"", "a", "abcdefgh", "abcdefg\\", "abcdefgh\\", `\\abcdefghijklmnop`,
+		"caf\u00e9 au lait", "0123456\xff89", "01234567\xc3", "日本語のテキストです", "01234567890123456789\\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		b, ok := plainString([]byte(`"` + s + `"`))
+		want := !strings.Contains(s, "\\") && utf8.ValidString(s)
+		if ok != want || (ok && string(b) != s) {
+			t.Errorf("plainString(%q) = %q, %v; want %v", s, b, ok, want)
 		}
 	})
 }

@@ -89,14 +89,15 @@ func (o *objectType[T]) checkKind(apiVersion, kind, want string) error {
 
 // finish applies the source's options to an object decoded otherwise
 // than by the compiled protobuf decoder, and shares its repeated strings
-// with the objects decoded before it, and its maps too if it is
+// with the objects decoded before it (those outside its ObjectMeta if
+// metaShared: the JSON codec shared those), and its maps too if it is
 // read-only. o.strings.mu must be held.
-func (o *objectType[T]) finish(obj T) {
+func (o *objectType[T]) finish(obj T, metaShared bool) {
 	if o.dropManaged {
 		obj.SetManagedFields(nil)
 	}
 	p := reflect.ValueOf(obj).UnsafePointer()
-	o.strings.intern(p)
+	o.strings.intern(p, metaShared)
 	if o.maps != nil {
 		o.maps.shareObject(p)
 	}
@@ -123,7 +124,7 @@ func (o *objectType[T]) unmarshal(raw []byte, obj T) error {
 			return fmt.Errorf("%w: %v", errMalformed, err)
 		}
 		o.strings.mu.Lock()
-		o.finish(obj)
+		o.finish(obj, false)
 		o.strings.mu.Unlock()
 		return nil
 	}

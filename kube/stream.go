@@ -75,9 +75,13 @@ func (w *directWatch[T]) run(ctx context.Context, o *objectType[T]) {
 			res.err = w.streamEnd(ctx, err)
 		}
 		select {
-		case w.events <- res:
-		case <-w.stop:
-			return
+		case w.events <- res: // the common case: the buffer has room
+		default:
+			select {
+			case w.events <- res:
+			case <-w.stop:
+				return
+			}
 		}
 		if res.err != nil {
 			return
