@@ -92,9 +92,12 @@
 // tags, which shares repeated strings as it decodes and yields what the
 // types' generated Unmarshal yields (their own Unmarshal for the types
 // it does not know), JSON with encoding/json's semantics and
-// client-go's exact field-name matching, calling the types' own
-// UnmarshalJSON (quantities, times, int-or-string); the type of a decoded
-// object is cleared, as client-go's typed clients clear it. A response of
+// client-go's exact field-name matching, read token by token: the
+// metadata, times and maps of strings by code of its own that shares
+// their strings as it reads them (held to client-go's decoding by a fuzz
+// test), the rest calling the types' own UnmarshalJSON (quantities,
+// int-or-string); the type of a decoded object is cleared, as client-go's
+// typed clients clear it. A response of
 // another content type or of objects of another kind is an error, and a
 // watch event of another kind wraps ErrUnexpectedObject. The source falls
 // back to the client's own List and Watch for every other client (the
