@@ -72,51 +72,59 @@ func (d *metaDecoder) unmarshal(dec *jsontext.Decoder, m *metav1.ObjectMeta) err
 	if dec.PeekKind() != '{' {
 		return errors.ErrUnsupported
 	}
+	s := &d.sites
+	return d.object(dec, func(name []byte) error {
+		switch string(name) {
+		case "name":
+			return d.str(dec, &m.Name, &s.name)
+		case "generateName":
+			return d.str(dec, &m.GenerateName, &s.generateName)
+		case "namespace":
+			return d.str(dec, &m.Namespace, &s.namespace)
+		case "selfLink":
+			//lint:ignore SA1019 decoded as client-go decodes it, while servers still send it
+			return d.str(dec, &m.SelfLink, &s.selfLink)
+		case "uid":
+			return d.str(dec, (*string)(&m.UID), &s.uid)
+		case "resourceVersion":
+			return d.str(dec, &m.ResourceVersion, &s.resourceVersion)
+		case "generation":
+			return d.int64(dec, &m.Generation)
+		case "creationTimestamp":
+			return d.time(dec, &m.CreationTimestamp, &s.created)
+		case "labels":
+			return d.stringMap(dec, &m.Labels, &s.labelKey, &s.labelValue)
+		case "annotations":
+			return d.stringMap(dec, &m.Annotations, &s.annotationKey, &s.annotationValue)
+		case "managedFields":
+			return d.managedFields(dec, &m.ManagedFields)
+		case "deletionTimestamp":
+			return json.UnmarshalDecode(dec, &m.DeletionTimestamp, d.opts)
+		case "deletionGracePeriodSeconds":
+			return json.UnmarshalDecode(dec, &m.DeletionGracePeriodSeconds, d.opts)
+		case "ownerReferences":
+			return decodeDefault(d, dec, &m.OwnerReferences, d.owners)
+		case "finalizers":
+			return decodeDefault(d, dec, &m.Finalizers, d.finalizers)
+		default:
+			return dec.SkipValue()
+		}
+	})
+}
+
+// object reads the fields of an object, the next value of dec, handing
+// each name (valid until the next read) to field, which decodes its
+// value.
+func (d *metaDecoder) object(dec *jsontext.Decoder, field func(name []byte) error) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
-	s := &d.sites
 	for dec.PeekKind() != '}' {
 		raw, err := dec.ReadValue()
 		if err != nil {
 			return err
 		}
-		switch string(d.name(raw)) {
-		case "name":
-			err = d.str(dec, &m.Name, &s.name)
-		case "generateName":
-			err = d.str(dec, &m.GenerateName, &s.generateName)
-		case "namespace":
-			err = d.str(dec, &m.Namespace, &s.namespace)
-		case "selfLink":
-			//lint:ignore SA1019 decoded as client-go decodes it, while servers still send it
-			err = d.str(dec, &m.SelfLink, &s.selfLink)
-		case "uid":
-			err = d.str(dec, (*string)(&m.UID), &s.uid)
-		case "resourceVersion":
-			err = d.str(dec, &m.ResourceVersion, &s.resourceVersion)
-		case "generation":
-			err = d.int64(dec, &m.Generation)
-		case "creationTimestamp":
-			err = d.time(dec, &m.CreationTimestamp, &s.created)
-		case "labels":
-			err = d.stringMap(dec, &m.Labels, &s.labelKey, &s.labelValue)
-		case "annotations":
-			err = d.stringMap(dec, &m.Annotations, &s.annotationKey, &s.annotationValue)
-		case "managedFields":
-			err = d.managedFields(dec, &m.ManagedFields)
-		case "deletionTimestamp":
-			err = json.UnmarshalDecode(dec, &m.DeletionTimestamp, d.opts)
-		case "deletionGracePeriodSeconds":
-			err = json.UnmarshalDecode(dec, &m.DeletionGracePeriodSeconds, d.opts)
-		case "ownerReferences":
-			err = decodeDefault(d, dec, &m.OwnerReferences, d.owners)
-		case "finalizers":
-			err = decodeDefault(d, dec, &m.Finalizers, d.finalizers)
-		default:
-			err = dec.SkipValue()
-		}
-		if err != nil {
+		if err := field(d.name(raw)); err != nil {
 			return err
 		}
 	}
@@ -333,39 +341,27 @@ func (d *metaDecoder) managedFieldsEntry(dec *jsontext.Decoder, e *metav1.Manage
 	if dec.PeekKind() != '{' {
 		return json.UnmarshalDecode(dec, e, d.opts)
 	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
 	s := &d.sites
-	for dec.PeekKind() != '}' {
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		switch string(d.name(raw)) {
+	return d.object(dec, func(name []byte) error {
+		switch string(name) {
 		case "manager":
-			err = d.str(dec, &e.Manager, &s.manager)
+			return d.str(dec, &e.Manager, &s.manager)
 		case "operation":
-			err = d.str(dec, (*string)(&e.Operation), &s.operation)
+			return d.str(dec, (*string)(&e.Operation), &s.operation)
 		case "apiVersion":
-			err = d.str(dec, &e.APIVersion, &s.apiVersion)
+			return d.str(dec, &e.APIVersion, &s.apiVersion)
 		case "fieldsType":
-			err = d.str(dec, &e.FieldsType, &s.fieldsType)
+			return d.str(dec, &e.FieldsType, &s.fieldsType)
 		case "subresource":
-			err = d.str(dec, &e.Subresource, &s.subresource)
+			return d.str(dec, &e.Subresource, &s.subresource)
 		case "time":
-			err = d.timePtr(dec, &e.Time, &s.managedTime)
+			return d.timePtr(dec, &e.Time, &s.managedTime)
 		case "fieldsV1":
-			err = d.fieldsV1(dec, &e.FieldsV1)
+			return d.fieldsV1(dec, &e.FieldsV1)
 		default:
-			err = dec.SkipValue()
+			return dec.SkipValue()
 		}
-		if err != nil {
-			return err
-		}
-	}
-	_, err := dec.ReadToken()
-	return err
+	})
 }
 
 // timePtr decodes a *metav1.Time: a string into the time it points to,
