@@ -20,12 +20,12 @@ import (
 // of a small one, and the maps of strings elsewhere in an object, from the
 // decoder's tokens, sharing their strings as it reads them: a string the
 // interner holds is found from the bytes in the decoder's buffer and
-// never copied. The caller holds the interner (see decodeJSONObject). It keeps encoding/json's semantics
-// (exact field names, unknown fields skipped, a later duplicate winning
-// or merging, null leaving a value as it is), and hands every value off
-// its fast paths (escaped strings, null, values of the wrong kind, fields
-// rarely set) to the default decoding, so that those, and their errors,
-// stay the default's.
+// never copied. The caller holds the interner (see decodeJSONObject).
+// It keeps encoding/json's semantics (exact field names, unknown fields
+// skipped, a later duplicate winning or merging, null leaving a value as
+// it is), and hands every value off its fast paths (null, values of the
+// wrong kind, fields rarely set) to the default decoding, so that those,
+// and their errors, stay the default's.
 type metaDecoder struct {
 	in *interner
 	// opts are the codec's options, for the values decoded the default
@@ -124,7 +124,7 @@ func (d *metaDecoder) object(dec *jsontext.Decoder, field func(name []byte) erro
 		if err != nil {
 			return err
 		}
-		if err := field(d.name(raw)); err != nil {
+		if err := field(unquote(raw)); err != nil {
 			return err
 		}
 	}
@@ -142,14 +142,15 @@ func decodeDefault[V any](d *metaDecoder, dec *jsontext.Decoder, v *V, walk walk
 	return nil
 }
 
-// name returns the field name raw holds, read as encoding/json reads it.
-// It is valid until the decoder's next read.
-func (d *metaDecoder) name(raw jsontext.Value) []byte {
+// unquote returns the contents of raw, a JSON string the decoder has
+// read, as encoding/json decodes them: within raw, valid until the
+// decoder's next read, unless they hold escapes or invalid UTF-8.
+func unquote(raw jsontext.Value) []byte {
 	if b, ok := plainString(raw); ok {
 		return b
 	}
 	// The decoder has checked the syntax, so the only failure is invalid
-	// UTF-8, which encoding/json replaces as the unquoted name does.
+	// UTF-8, which encoding/json replaces as the unquoted string does.
 	b, _ := jsontext.AppendUnquote(nil, raw)
 	return b
 }
@@ -189,20 +190,8 @@ func (d *metaDecoder) str(dec *jsontext.Decoder, dst *string, st *site) error {
 	if err != nil {
 		return err
 	}
-	*dst, err = d.strOf(raw, st)
-	return err
-}
-
-// strOf returns the string raw holds, shared through st.
-func (d *metaDecoder) strOf(raw jsontext.Value, st *site) (string, error) {
-	if b, ok := plainString(raw); ok {
-		return d.in.bytes(b, st), nil
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s, d.opts); err != nil {
-		return "", err
-	}
-	return d.in.str(s, st), nil
+	*dst = d.in.bytes(unquote(raw), st)
+	return nil
 }
 
 // int64 decodes an integer field.
@@ -269,41 +258,32 @@ func (d *metaDecoder) stringMap(dec *jsontext.Decoder, dst *map[string]string, k
 	if dec.PeekKind() != '{' {
 		return json.UnmarshalDecode(dec, dst, d.opts)
 	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
 	if *dst == nil {
 		*dst = make(map[string]string)
 	}
-	for dec.PeekKind() != '}' {
-		raw, err := dec.ReadValue()
-		if err != nil {
-			return err
-		}
-		key, err := d.strOf(raw, keys)
-		if err != nil {
-			return err
-		}
+	return d.object(dec, func(name []byte) error {
+		key := d.in.bytes(name, keys)
 		value := ""
 		switch kind := dec.PeekKind(); kind {
 		case '"':
-			if raw, err = dec.ReadValue(); err == nil {
-				value, err = d.strOf(raw, values)
+			raw, err := dec.ReadValue()
+			if err != nil {
+				return err
 			}
+			value = d.in.bytes(unquote(raw), values)
 		case 'n':
-			_, err = dec.ReadToken()
-		default:
-			if err = dec.SkipValue(); err == nil {
-				err = fmt.Errorf("%v in a map of strings", kind)
+			if _, err := dec.ReadToken(); err != nil {
+				return err
 			}
-		}
-		if err != nil {
-			return err
+		default:
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			return fmt.Errorf("%v in a map of strings", kind)
 		}
 		(*dst)[key] = value
-	}
-	_, err := dec.ReadToken()
-	return err
+		return nil
+	})
 }
 
 // managedFields decodes the managedFields array into a new slice, or

@@ -35,6 +35,7 @@ var metaDocs = map[string]string{
 	"escaped value":        `{"metadata":{"name":"a\"b\u00e9\n","uid":"\ud83d\ude00"}}`,
 	"non-ASCII value":      `{"metadata":{"name":"café","namespace":"日本"}}`,
 	"invalid UTF-8 value":  "{\"metadata\":{\"name\":\"n\xff\",\"labels\":{\"k\xfe\":\"v\xfd\"}}}",
+	"invalid UTF-8 runs":   "{\"metadata\":{\"name\":\"a\xe6\x97b\xc0\xafc\xed\xa0\x80\",\"labels\":{\"k\xf0\x9f\":\"\xe6\x97\"}},\"data\":{\"\xc0\xaf\":\"\xf4\x90\x80\x80\"}}",
 	"null strings":         `{"metadata":{"name":null,"uid":null,"resourceVersion":null}}`,
 	"number name":          `{"metadata":{"name":5}}`,
 	"object uid":           `{"metadata":{"uid":{}}}`,
