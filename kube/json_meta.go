@@ -73,7 +73,7 @@ func (d *metaDecoder) unmarshal(dec *jsontext.Decoder, m *metav1.ObjectMeta) err
 		return errors.ErrUnsupported
 	}
 	s := &d.sites
-	return d.object(dec, func(name []byte) error {
+	return readObject(dec, func(name []byte) error {
 		switch string(name) {
 		case "name":
 			return d.str(dec, &m.Name, &s.name)
@@ -112,10 +112,10 @@ func (d *metaDecoder) unmarshal(dec *jsontext.Decoder, m *metav1.ObjectMeta) err
 	})
 }
 
-// object reads the fields of an object, the next value of dec, handing
-// each name (valid until the next read) to field, which decodes its
-// value.
-func (d *metaDecoder) object(dec *jsontext.Decoder, field func(name []byte) error) error {
+// readObject reads the fields of an object, the next value of dec,
+// handing each name (valid until the next read) to field, which decodes
+// its value.
+func readObject(dec *jsontext.Decoder, field func(name []byte) error) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
@@ -261,7 +261,7 @@ func (d *metaDecoder) stringMap(dec *jsontext.Decoder, dst *map[string]string, k
 	if *dst == nil {
 		*dst = make(map[string]string)
 	}
-	return d.object(dec, func(name []byte) error {
+	return readObject(dec, func(name []byte) error {
 		key := d.in.bytes(name, keys)
 		value := ""
 		switch kind := dec.PeekKind(); kind {
@@ -322,7 +322,7 @@ func (d *metaDecoder) managedFieldsEntry(dec *jsontext.Decoder, e *metav1.Manage
 		return json.UnmarshalDecode(dec, e, d.opts)
 	}
 	s := &d.sites
-	return d.object(dec, func(name []byte) error {
+	return readObject(dec, func(name []byte) error {
 		switch string(name) {
 		case "manager":
 			return d.str(dec, &e.Manager, &s.manager)

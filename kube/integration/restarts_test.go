@@ -26,7 +26,7 @@ const (
 	// takes about 15 seconds: kube-apiserver stops listening at once but
 	// exits only after about 10, and starts in about 3.) Three show
 	// whether an informer recovers from outages in a row, not only from
-	// the first; each more adds about 35 seconds to CI.
+	// the first; each more adds a restart and restartEvery to CI.
 	restarts     = 3
 	restartEvery = 20 * time.Second
 	// blindBound is the longest typedcache's informer may go without
