@@ -92,12 +92,15 @@
 // tags, which shares repeated strings as it decodes and yields what the
 // types' generated Unmarshal yields (their own Unmarshal for the types
 // it does not know), JSON with encoding/json's semantics and
-// client-go's exact field-name matching, read token by token: the
-// metadata, times and maps of strings by code of its own that shares
-// their strings as it reads them (held to client-go's decoding by a fuzz
-// test), the rest calling the types' own UnmarshalJSON (quantities,
-// int-or-string); the type of a decoded object is cleared, as client-go's
-// typed clients clear it. A response of
+// client-go's exact field-name matching, read token by token through a
+// decoder compiled once per type from its Go type and JSON tags, which
+// shares repeated strings and quantities as it decodes and hands the
+// values it does not read itself (floats, most maps, types with their
+// own UnmarshalJSON other than times, quantities and int-or-string) to
+// the default decoding (held to client-go's decoding over every kind
+// client-go knows by a differential test and a fuzz test); the type of a
+// decoded object is cleared, as client-go's typed clients clear it. A
+// response of
 // another content type or of objects of another kind is an error, and a
 // watch event of another kind wraps ErrUnexpectedObject. The source falls
 // back to the client's own List and Watch for every other client (the

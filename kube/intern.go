@@ -31,9 +31,6 @@ type interner struct {
 	// by their message.
 	quantities map[string]resource.Quantity
 	walk       walk[*interner] // nil when the type holds no string
-	// decodedWalk is walk for objects the JSON codec decoded: it skips
-	// their ObjectMeta, whose strings the codec shared as it read them.
-	decodedWalk walk[*interner]
 	// readOnly says that the object being decoded will not be modified:
 	// the decoder may share its maps (see pbField.decodeShared), and
 	// sharedMaps lists the ones it shared so far.
@@ -132,26 +129,14 @@ func newInterner(t reflect.Type) *interner {
 		fields:     make(map[string]*metav1.FieldsV1),
 		quantities: make(map[string]resource.Quantity),
 		walk:       compileWalk(t, internLeaf),
-		decodedWalk: compileWalk(t, func(t reflect.Type) walk[*interner] {
-			if t == objectMetaType {
-				return func(unsafe.Pointer, *interner) {}
-			}
-			return internLeaf(t)
-		}),
 	}
 }
 
-var objectMetaType = reflect.TypeFor[metav1.ObjectMeta]()
-
-// intern rewrites the strings of obj, a pointer to the interner's type;
-// with metaShared, those outside its ObjectMeta. in.mu must be held.
-func (in *interner) intern(obj unsafe.Pointer, metaShared bool) {
-	w := in.walk
-	if metaShared {
-		w = in.decodedWalk
-	}
-	if w != nil {
-		w(obj, in)
+// intern rewrites the strings of obj, a pointer to the interner's type.
+// in.mu must be held.
+func (in *interner) intern(obj unsafe.Pointer) {
+	if in.walk != nil {
+		in.walk(obj, in)
 	}
 }
 

@@ -148,8 +148,8 @@ func TestInternWalksRecursiveTypes(t *testing.T) {
 	}
 	a, b := tree(), tree()
 	bPrivate := b.private
-	in.intern(unsafe.Pointer(a), false)
-	in.intern(unsafe.Pointer(b), false)
+	in.intern(unsafe.Pointer(a))
+	in.intern(unsafe.Pointer(b))
 	if !sameString(a.Name, b.Name) || !sameString(a.Kids[0].Name, b.Kids[0].Name) ||
 		!sameString(a.Kids[0].Next.Name, b.Kids[0].Next.Name) || !sameString(a.Pair[1], b.Pair[1]) {
 		t.Error("equal strings of the two trees are not shared")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -20,18 +21,24 @@ import (
 // field names): encoding/json's semantics (the types' own UnmarshalJSON
 // methods, unknown fields ignored, duplicate names merged as encoding/json
 // merges them, invalid UTF-8 replaced), with field names matched exactly.
-// Unlike client-go it reads each value once, straight from the stream.
-type jsonCodec struct{ opts json.Options }
+// Unlike client-go it reads each value once, straight from the stream,
+// and objects through their type's compiled decoder (see compileJSON).
+type jsonCodec struct {
+	opts   json.Options
+	meta   *metaDecoder
+	object jsonValue
+}
 
-// newJSONCodec returns the codec of a source whose objects share their
-// strings through in; with dropManaged, it skips their managedFields.
-func newJSONCodec(in *interner, dropManaged bool) jsonCodec {
+// newJSONCodec returns the codec of a source of objects of type elem
+// whose objects share their strings through in; with dropManaged, it
+// skips their managedFields.
+func newJSONCodec(elem reflect.Type, in *interner, dropManaged bool) jsonCodec {
 	meta := newMetaDecoder(in, dropManaged)
 	unmarshalers := json.JoinUnmarshalers(json.UnmarshalFromFunc(meta.unmarshal),
 		json.UnmarshalFromFunc(unmarshalTime), json.UnmarshalFromFunc(meta.unmarshalStringMap))
 	meta.opts = json.JoinOptions(jsonv1.DefaultOptionsV1(), json.MatchCaseInsensitiveNames(false),
 		json.WithUnmarshalers(unmarshalers))
-	return jsonCodec{meta.opts}
+	return jsonCodec{opts: meta.opts, meta: meta, object: compileJSON(elem)}
 }
 
 // decodeJSON decodes the next value of dec, an object of the source's
@@ -52,13 +59,13 @@ func (o *objectType[T]) decodeJSON(dec *jsontext.Decoder) (T, error) {
 }
 
 // decodeJSONObject decodes the next value of dec into a new object and
-// finishes it, holding the interner, which the codec's token decoders
-// use as they read.
+// finishes it, holding the interner, which the codec's decoders use as
+// they read.
 func (o *objectType[T]) decodeJSONObject(dec *jsontext.Decoder) (T, error) {
 	obj := o.new()
 	o.strings.mu.Lock()
 	defer o.strings.mu.Unlock()
-	if err := json.UnmarshalDecode(dec, obj, o.json.opts); err != nil {
+	if err := o.json.object(o.json.meta, dec, reflect.ValueOf(obj).UnsafePointer()); err != nil {
 		return obj, err
 	}
 	o.finish(obj, true)

@@ -33,17 +33,19 @@ type metaDecoder struct {
 	opts        json.Options
 	dropManaged bool
 	sites       metaSites
-	// The walks that share the strings of the fields decoded the
+	// The compiled decoders of the fields of lists.
+	owners, finalizers jsonValue
+	// The walk that shares the strings of managedFields decoded the
 	// default way.
-	owners, finalizers, managed walk[*interner]
+	managed walk[*interner]
 }
 
 func newMetaDecoder(in *interner, dropManaged bool) *metaDecoder {
 	return &metaDecoder{
 		in:          in,
 		dropManaged: dropManaged,
-		owners:      compileWalk(reflect.TypeFor[[]metav1.OwnerReference](), internLeaf),
-		finalizers:  compileWalk(reflect.TypeFor[[]string](), internLeaf),
+		owners:      compileJSON(reflect.TypeFor[[]metav1.OwnerReference]()),
+		finalizers:  compileJSON(reflect.TypeFor[[]string]()),
 		managed:     compileWalk(reflect.TypeFor[[]metav1.ManagedFieldsEntry](), internLeaf),
 	}
 }
@@ -103,9 +105,9 @@ func (d *metaDecoder) unmarshal(dec *jsontext.Decoder, m *metav1.ObjectMeta) err
 		case "deletionGracePeriodSeconds":
 			return json.UnmarshalDecode(dec, &m.DeletionGracePeriodSeconds, d.opts)
 		case "ownerReferences":
-			return decodeDefault(d, dec, &m.OwnerReferences, d.owners)
+			return d.owners(d, dec, unsafe.Pointer(&m.OwnerReferences))
 		case "finalizers":
-			return decodeDefault(d, dec, &m.Finalizers, d.finalizers)
+			return d.finalizers(d, dec, unsafe.Pointer(&m.Finalizers))
 		default:
 			return dec.SkipValue()
 		}

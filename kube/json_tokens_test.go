@@ -10,15 +10,16 @@ import (
 	kjson "sigs.k8s.io/json"
 )
 
-// The JSON codec decodes some types from the decoder's tokens instead of
-// through their methods or reflection (json_time.go, json_map.go,
-// json_meta.go); these tests hold it to client-go's results.
+// The JSON codec decodes objects from the decoder's tokens instead of
+// through reflection and the types' methods (json_compile.go,
+// json_compile_types.go, json_meta.go, json_time.go); these tests hold it
+// to client-go's results.
 
 // requireAsClientGo decodes doc into a ConfigMap through the source's
-// JSON codec and as client-go's decoding does (sigs.k8s.io/json:
-// encoding/json with exact field names, calling the types' own methods):
-// the objects must be equal, and one decoding must fail where the other
-// does.
+// JSON codec, compiled and default, and as client-go's decoding does
+// (sigs.k8s.io/json: encoding/json with exact field names, calling the
+// types' own methods): the objects must be equal, and one decoding must
+// fail where the other does.
 func requireAsClientGo(t *testing.T, doc string) {
 	t.Helper()
 	if err := decodesAsClientGo(doc); err != nil {
@@ -26,17 +27,21 @@ func requireAsClientGo(t *testing.T, doc string) {
 	}
 }
 
-// decodesAsClientGo reports how the codec's decoding of doc differs from
-// client-go's, if it does.
+// decodesAsClientGo reports how the codec's decodings of doc, through
+// the compiled decoder and the default decoding its fallbacks use, differ
+// from client-go's, if they do.
 func decodesAsClientGo(doc string) error {
+	if err := newJSONType(reflect.TypeFor[corev1.ConfigMap]()).differs([]byte(doc)); err != nil {
+		return fmt.Errorf("compiled: %w", err)
+	}
 	var want, got corev1.ConfigMap
 	wantErr := kjson.UnmarshalCaseSensitivePreserveInts([]byte(doc), &want)
 	gotErr := jsonv2.Unmarshal([]byte(doc), &got, configMapType().json.opts)
 	if (gotErr == nil) != (wantErr == nil) {
-		return fmt.Errorf("error %v, client-go's %v", gotErr, wantErr)
+		return fmt.Errorf("default: error %v, client-go's %v", gotErr, wantErr)
 	}
 	if wantErr == nil && !reflect.DeepEqual(&got, &want) {
-		return fmt.Errorf("decoded\n%#v\nclient-go decodes\n%#v", got, want)
+		return fmt.Errorf("default: decoded\n%#v\nclient-go decodes\n%#v", got, want)
 	}
 	return nil
 }

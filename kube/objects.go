@@ -56,7 +56,7 @@ func newObjectType[T Object](elem reflect.Type, gvk schema.GroupVersionKind, dro
 		listKind:    gvk.Kind + "List",
 		protobuf:    pb,
 		pb:          compileIf(pb, elem, dropManaged),
-		json:        newJSONCodec(strings, dropManaged),
+		json:        newJSONCodec(elem, strings, dropManaged),
 		dropManaged: dropManaged,
 		strings:     strings,
 	}
@@ -88,16 +88,17 @@ func (o *objectType[T]) checkKind(apiVersion, kind, want string) error {
 }
 
 // finish applies the source's options to an object decoded otherwise
-// than by the compiled protobuf decoder, and shares its repeated strings
-// with the objects decoded before it (those outside its ObjectMeta if
-// metaShared: the JSON codec shared those), and its maps too if it is
-// read-only. o.strings.mu must be held.
-func (o *objectType[T]) finish(obj T, metaShared bool) {
+// than by the compiled protobuf decoder, shares its repeated strings with
+// the objects decoded before it unless its decoder did (stringsShared),
+// and its maps too if it is read-only. o.strings.mu must be held.
+func (o *objectType[T]) finish(obj T, stringsShared bool) {
 	if o.dropManaged {
 		obj.SetManagedFields(nil)
 	}
 	p := reflect.ValueOf(obj).UnsafePointer()
-	o.strings.intern(p, metaShared)
+	if !stringsShared {
+		o.strings.intern(p)
+	}
 	if o.maps != nil {
 		o.maps.shareObject(p)
 	}

@@ -15,7 +15,6 @@ import (
 var (
 	unmarshalerType = reflect.TypeFor[protobufUnmarshaler]()
 	fieldsV1Pointer = reflect.TypeFor[*metav1.FieldsV1]()
-	stringMap       = reflect.TypeFor[map[string]string]()
 	bytesMap        = reflect.TypeFor[map[string][]byte]()
 	resourceList    = reflect.TypeFor[corev1.ResourceList]()
 )
@@ -208,7 +207,7 @@ func (c *pbCompiler) mapField(t reflect.Type) (pbField, bool) {
 	}
 	m := &pbMap{typ: t, key: new(site)}
 	switch t {
-	case stringMap:
+	case stringMapType:
 		m.fast = pbMapStrings
 	case bytesMap:
 		m.fast = pbMapBytes
