@@ -20,20 +20,21 @@ type jsonValue func(d *metaDecoder, dec *jsontext.Decoder, p unsafe.Pointer) err
 
 // compileJSON returns the decoder of t, an object's type, compiled from
 // its Go type and JSON tags: it reads structs, strings, booleans,
-// integers, pointers and slices from the decoder's tokens, finding each
-// field by its exact name, where the default decoding goes through
-// reflection for every value. It keeps encoding/json's semantics, which
-// client-go's decoding has: unknown fields skipped, null leaving a value
-// as it is except a pointer or a slice, which it clears, an array
-// decoded into a new slice. Every other value (null where it changes
-// nothing, a value of the wrong kind, a number out of range or with a
-// fraction, a second value of a slice field, a type with its own
-// decoding method, maps, floats, interfaces) goes to the default
-// decoding, so that it and its errors stay the default's, and its strings
-// are shared afterwards. So does a struct whose fields the compiler
-// cannot map without encoding/json's rules for conflicting names (two
-// fields of one name, an embedded pointer, a `string` option, an unusual
-// name).
+// integers, pointers, slices, maps of strings and resource lists from the
+// decoder's tokens, finding each field by its exact name, and does what
+// the UnmarshalJSON methods of times, quantities and int-or-string do,
+// where the default decoding goes through reflection for every value and
+// hands the methods a copy to decode again. It keeps encoding/json's
+// semantics, which client-go's decoding has: unknown fields skipped,
+// null clearing a pointer or a slice, an array decoded into a new slice.
+// Every other value (null elsewhere, a value of the wrong kind, a number
+// out of range or with a fraction, a second value of a slice field,
+// other types with their own decoding method, other maps, floats,
+// interfaces) goes to the default decoding, so that it and its errors
+// stay the default's, and its strings are shared afterwards. So does a
+// struct whose fields the compiler cannot map without encoding/json's
+// rules for conflicting names (two fields of one name, an embedded
+// pointer, a `string` option, an unusual name).
 //
 // Each string field has its own interning site, shared wherever its
 // struct type appears.
@@ -274,13 +275,14 @@ func (c *jsonCompiler) slice(t reflect.Type) jsonValue {
 			}
 			into = scratch.elems
 		}
+		// Each element starts zero: reflect zeroes the memory it grows a
+		// slice by, and the scratch slice's elements are zeroed when it
+		// is released.
 		for dec.PeekKind() != ']' {
 			n := into.Len()
 			into.Grow(1)
 			into.SetLen(n + 1)
-			e := into.Index(n)
-			e.SetZero() // growing leaves memory past the length as it was
-			if err := elem(d, dec, e.Addr().UnsafePointer()); err != nil {
+			if err := elem(d, dec, into.Index(n).Addr().UnsafePointer()); err != nil {
 				return err
 			}
 		}
