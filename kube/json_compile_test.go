@@ -9,15 +9,11 @@ import (
 	"io"
 	"math/rand"
 	"reflect"
-	"slices"
-	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/client-go/kubernetes/scheme"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -36,16 +32,10 @@ func newJSONType(typ reflect.Type) jsonType {
 // jsonTypes returns the struct types of every kind client-go knows, with
 // their codecs, sorted by name.
 func jsonTypes() []jsonType {
-	seen := map[reflect.Type]bool{}
 	var types []jsonType
-	for gvk, typ := range scheme.Scheme.AllKnownTypes() {
-		if seen[typ] || gvk.Version == runtime.APIVersionInternal || !strings.HasPrefix(typ.PkgPath(), "k8s.io/api/") {
-			continue
-		}
-		seen[typ] = true
+	for _, typ := range apiTypes() {
 		types = append(types, newJSONType(typ))
 	}
-	slices.SortFunc(types, func(a, b jsonType) int { return strings.Compare(a.typ.String(), b.typ.String()) })
 	return types
 }
 

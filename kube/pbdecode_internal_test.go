@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	appsv1 "k8s.io/api/apps/v1"
-	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/apitesting/fuzzer"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -25,32 +24,42 @@ type protobufMarshaler interface {
 	Marshal() ([]byte, error)
 }
 
-// compiledTypes returns the struct types of every protobuf kind client-go
-// knows, and their decoders, sorted by name. It fails if any of the kinds
-// of core/v1, apps/v1 or coordination/v1 does not compile.
-func compiledTypes(t testing.TB) []compiledType {
-	t.Helper()
+// apiTypes returns the struct types of every kind client-go knows, in
+// the packages under k8s.io/api, sorted by name.
+func apiTypes() []reflect.Type {
 	seen := map[reflect.Type]bool{}
-	var types []compiledType
+	var types []reflect.Type
 	for gvk, typ := range scheme.Scheme.AllKnownTypes() {
 		if seen[typ] || gvk.Version == runtime.APIVersionInternal || !strings.HasPrefix(typ.PkgPath(), "k8s.io/api/") {
 			continue
 		}
 		seen[typ] = true
+		types = append(types, typ)
+	}
+	slices.SortFunc(types, func(a, b reflect.Type) int { return strings.Compare(a.String(), b.String()) })
+	return types
+}
+
+// compiledTypes returns the struct types of every protobuf kind client-go
+// knows, and their decoders, sorted by name. It fails if any of the kinds
+// of core/v1, apps/v1 or coordination/v1 does not compile.
+func compiledTypes(t testing.TB) []compiledType {
+	t.Helper()
+	var types []compiledType
+	for _, typ := range apiTypes() {
 		if _, ok := reflect.New(typ).Interface().(protobufUnmarshaler); !ok {
 			continue
 		}
 		pt := compileProtobuf(typ)
 		if pt == nil {
-			switch gvk.GroupVersion() {
-			case corev1.SchemeGroupVersion, appsv1.SchemeGroupVersion, coordinationv1.SchemeGroupVersion:
+			switch typ.PkgPath() {
+			case "k8s.io/api/core/v1", "k8s.io/api/apps/v1", "k8s.io/api/coordination/v1":
 				t.Errorf("%v does not compile", typ)
 			}
 			continue
 		}
 		types = append(types, compiledType{typ, pt})
 	}
-	slices.SortFunc(types, func(a, b compiledType) int { return strings.Compare(a.typ.String(), b.typ.String()) })
 	return types
 }
 
