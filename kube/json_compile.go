@@ -1,7 +1,6 @@
 package kube
 
 import (
-	"encoding"
 	"reflect"
 	"strconv"
 	"strings"
@@ -50,20 +49,17 @@ type jsonCompiler struct {
 }
 
 var (
-	objectMetaType      = reflect.TypeFor[metav1.ObjectMeta]()
-	timeType            = reflect.TypeFor[metav1.Time]()
-	quantityType        = reflect.TypeFor[resource.Quantity]()
-	intOrStringType     = reflect.TypeFor[intstr.IntOrString]()
-	jsonUnmarshalerType = reflect.TypeFor[interface{ UnmarshalJSON([]byte) error }]()
-	jsonFromType        = reflect.TypeFor[json.UnmarshalerFrom]()
-	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	objectMetaType  = reflect.TypeFor[metav1.ObjectMeta]()
+	timeType        = reflect.TypeFor[metav1.Time]()
+	quantityType    = reflect.TypeFor[resource.Quantity]()
+	intOrStringType = reflect.TypeFor[intstr.IntOrString]()
 )
 
 // ownDecoding reports whether t decodes itself, or is one of the JSON
 // packages' own types (a Number), which encoding/json knows by name.
 func ownDecoding(t reflect.Type) bool {
 	p := reflect.PointerTo(t)
-	return p.Implements(jsonUnmarshalerType) || p.Implements(jsonFromType) || p.Implements(textUnmarshalerType) ||
+	return p.Implements(jsonUnmarshalerV1) || p.Implements(jsonUnmarshalerV2) || p.Implements(textUnmarshaler) ||
 		strings.Contains(t.PkgPath(), "json")
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	kjson "sigs.k8s.io/json"
 )
 
@@ -304,5 +305,81 @@ func TestJSONDecoderShares(t *testing.T) {
 				same("resource name", string(k), string(k2))
 			}
 		}
+	}
+}
+
+// A custom resource's types, as a controller author writes them, with
+// the forms the Kubernetes types do not have: recursion, other integer
+// sizes, floats, maps of other values, arrays, embedded structs whose
+// names conflict, a `string` option. (A type holding an interface is
+// listed and watched through the client: see jsonDecodable.)
+type (
+	fooResource struct {
+		metav1.TypeMeta   `json:",inline"`
+		metav1.ObjectMeta `json:"metadata,omitempty"`
+		Spec              fooSpec `json:"spec"`
+	}
+	fooSpec struct {
+		Replicas *int32         `json:"replicas,omitempty"`
+		Small    int8           `json:"small"`
+		Port     uint16         `json:"port"`
+		Weight   float64        `json:"weight"`
+		Counts   map[string]int `json:"counts"`
+		Pair     [2]string      `json:"pair"`
+		Tree     *fooNode       `json:"tree"`
+		Both     fooConflict    `json:"both"`
+		Quoted   fooQuoted      `json:"quoted"`
+		Skipped  string         `json:"-"`
+		//lint:ignore SA5008 encoding/json names this field "-", which the test holds the compiler to
+		Dash     string `json:"-,"`
+		Untagged string
+		Labels   map[string]string `json:"labels"`
+		Data     []byte            `json:"data"`
+		//lint:ignore U1000 encoding/json never sets an unexported field, which the test holds the compiler to
+		private string
+	}
+	fooNode struct {
+		Name     string    `json:"name"`
+		Children []fooNode `json:"children"`
+	}
+	fooConflict struct {
+		fooLeft
+		fooRight
+	}
+	fooLeft   struct{ Name, Left string }
+	fooRight  struct{ Name, Right string }
+	fooQuoted struct {
+		N int64 `json:"n,string"`
+	}
+)
+
+// A custom resource decodes as client-go decodes it, through the forms
+// the compiler reads itself and those it hands to the default decoding.
+func TestJSONDecoderCustomResource(t *testing.T) {
+	if !jsonDecodable(reflect.TypeFor[fooResource](), map[reflect.Type]bool{}) {
+		t.Fatal("the direct path does not decode fooResource")
+	}
+	foo := newJSONType(reflect.TypeFor[fooResource]())
+	for name, doc := range map[string]string{
+		"every field": `{"kind":"Foo","apiVersion":"example.com/v1","metadata":{"name":"f","labels":{"a":"b"}},` +
+			`"spec":{"replicas":3,"small":-8,"port":8080,"weight":0.5,"counts":{"a":1},` +
+			`"pair":["a","b"],"tree":{"name":"root","children":[{"name":"a","children":[{"name":"a1"}]},{"name":"b"}]},` +
+			`"both":{"Name":"n","Left":"l","Right":"r"},"quoted":{"n":"42"},"-":"dash","Untagged":"u","Skipped":"s",` +
+			`"labels":{"k":"v"},"data":"YWJj","private":"p"}}`,
+		"small out of range":  `{"spec":{"small":128}}`,
+		"port negative":       `{"spec":{"port":-1}}`,
+		"port out of range":   `{"spec":{"port":65536}}`,
+		"weight as a string":  `{"spec":{"weight":"0.5"}}`,
+		"quoted unquoted":     `{"spec":{"quoted":{"n":42}}}`,
+		"tree twice":          `{"spec":{"tree":{"name":"a","children":[{"name":"b"}]},"tree":{"children":[{"name":"c"}]}}}`,
+		"deep tree":           `{"spec":{"tree":{"children":[{"children":[{"children":[{"children":[{"name":"deep"}]}]}]}]}}}`,
+		"children null":       `{"spec":{"tree":{"children":null}}}`,
+		"array too long":      `{"spec":{"pair":["a","b","c"]}}`,
+		"data not base64":     `{"spec":{"data":"!"}}`,
+		"counts wrong values": `{"spec":{"counts":{"a":"1"}}}`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			foo.check(t, []byte(doc))
+		})
 	}
 }
