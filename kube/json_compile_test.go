@@ -316,7 +316,7 @@ func TestJSONDecoderShares(t *testing.T) {
 type (
 	fooResource struct {
 		metav1.TypeMeta   `json:",inline"`
-		metav1.ObjectMeta `json:"metadata,omitempty"`
+		metav1.ObjectMeta `json:"metadata"`
 		Spec              fooSpec `json:"spec"`
 	}
 	fooSpec struct {
