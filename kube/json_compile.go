@@ -38,7 +38,12 @@ type jsonValue func(d *metaDecoder, dec *jsontext.Decoder, p unsafe.Pointer) err
 // Each string field has its own interning site, shared wherever its
 // struct type appears.
 func compileJSON(t reflect.Type) jsonValue {
-	c := jsonCompiler{structs: map[reflect.Type]*jsonValue{}}
+	c := jsonCompiler{structs: map[reflect.Type]*jsonValue{}, shares: newWalkCompiler(func(t reflect.Type) walk[*interner] {
+		if t == objectMetaType {
+			return func(unsafe.Pointer, *interner) {} // shared as it is decoded
+		}
+		return internLeaf(t)
+	})}
 	return c.value(t)
 }
 
@@ -46,6 +51,9 @@ type jsonCompiler struct {
 	// structs holds each struct type's decoder, set once compiled; while
 	// it is being compiled, a recursive use calls it through the pointer.
 	structs map[reflect.Type]*jsonValue
+	// shares compiles the walks that share the strings of the values
+	// decoded the default way, each struct type's once.
+	shares *walkCompiler[*interner]
 }
 
 var (
@@ -111,17 +119,20 @@ func (c *jsonCompiler) value(t reflect.Type) jsonValue {
 }
 
 // fallback returns the default decoding of t, followed by the walk that
-// shares its strings (an ObjectMeta's are shared as it is decoded).
+// shares its strings (an ObjectMeta's are shared as it is decoded). The
+// walk is compiled when first needed: the values a server writes rarely
+// go to the default decoding, and a walk holds a site per string field.
+// Like every decoder the compiler returns, it runs with the interner's
+// lock held, which guards the compiler too.
 func (c *jsonCompiler) fallback(t reflect.Type) jsonValue {
-	share := compileWalk(t, func(t reflect.Type) walk[*interner] {
-		if t == objectMetaType {
-			return func(unsafe.Pointer, *interner) {}
-		}
-		return internLeaf(t)
-	})
+	var share walk[*interner]
+	compiled := false
 	return func(d *metaDecoder, dec *jsontext.Decoder, p unsafe.Pointer) error {
 		if err := json.UnmarshalDecode(dec, reflect.NewAt(t, p).Interface(), d.opts); err != nil {
 			return err
+		}
+		if !compiled {
+			share, compiled = c.shares.walk(t), true
 		}
 		if share != nil {
 			share(p, d.in)

@@ -34,21 +34,18 @@ func (c *jsonCompiler) quantity() jsonValue {
 // jsonQuantity decodes raw, a JSON value, into q as q's UnmarshalJSON
 // does, keeping the quantities held in an integer by their string.
 func (in *interner) jsonQuantity(raw []byte, q *resource.Quantity) error {
-	cacheable := raw[0] == '"' && len(raw) <= 64 && quantityFields.ok
-	if cacheable {
-		if c, ok := in.quantities[string(raw)]; ok {
-			*q = c
-			return nil
-		}
+	if raw[0] != '"' || len(raw) > 64 || !quantityFields.ok {
+		return q.UnmarshalJSON(raw)
+	}
+	if c, ok := in.quantities[string(raw)]; ok {
+		*q = c
+		return nil
 	}
 	if err := q.UnmarshalJSON(raw); err != nil {
 		return err
 	}
-	if _, _, dec, _, _ := quantityAt(unsafe.Pointer(q)); cacheable && dec == nil {
-		if len(in.quantities) >= internMaxEntries {
-			clear(in.quantities)
-		}
-		in.quantities[string(raw)] = *q
+	if _, _, dec, _, _ := quantityAt(unsafe.Pointer(q)); dec == nil {
+		in.keepQuantity(raw, *q)
 	}
 	return nil
 }

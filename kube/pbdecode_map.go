@@ -232,10 +232,16 @@ func (in *interner) quantity(b []byte, q *resource.Quantity) error {
 		return nil
 	}
 	if cacheable {
-		if len(in.quantities) >= internMaxEntries {
-			clear(in.quantities)
-		}
-		in.quantities[string(b)] = *q
+		in.keepQuantity(b, *q)
 	}
 	return nil
+}
+
+// keepQuantity keeps q, held in an integer, as the quantity parsed from
+// key.
+func (in *interner) keepQuantity(key []byte, q resource.Quantity) {
+	if len(in.quantities) >= internMaxEntries {
+		clear(in.quantities)
+	}
+	in.quantities[string(key)] = q
 }

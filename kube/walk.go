@@ -27,8 +27,13 @@ type walkCompiler[S any] struct {
 // struct type is compiled once, so the state leaf attaches to a field (a
 // site) is shared wherever its struct appears.
 func compileWalk[S any](t reflect.Type, leaf func(t reflect.Type) walk[S]) walk[S] {
-	c := &walkCompiler[S]{leaf: leaf, structs: map[reflect.Type]*walk[S]{}, done: map[reflect.Type]bool{}}
-	return c.walk(t)
+	return newWalkCompiler(leaf).walk(t)
+}
+
+// newWalkCompiler returns a compiler of walks to leaf's leaves; the walks
+// it compiles share their struct types' walks, and so their state.
+func newWalkCompiler[S any](leaf func(t reflect.Type) walk[S]) *walkCompiler[S] {
+	return &walkCompiler[S]{leaf: leaf, structs: map[reflect.Type]*walk[S]{}, done: map[reflect.Type]bool{}}
 }
 
 func (c *walkCompiler[S]) walk(t reflect.Type) walk[S] {
