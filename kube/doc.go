@@ -134,13 +134,17 @@
 //     (reflector.ListOptions): the source shares as it decodes, on lists
 //     and on every update. The protobuf decoder also makes equal slices
 //     of messages (containers, volumes, tolerations, owner references)
-//     one array: a map or slice whose encoding is byte for byte that of
-//     one decoded before is what that one decoded to, found by one hash
-//     of those bytes and not decoded again, which spares the work of
+//     one array, and equal messages one value (probes, resources, volume
+//     sources, a volume mount or a container among others that differ):
+//     a map, slice or message whose encoding is byte for byte that of one
+//     decoded before is what that one decoded to, found by one hash of
+//     those bytes and not decoded again, which spares the work of
 //     building it as well as its memory (a Pod's status change finds its
-//     containers). JSON objects are shared after decoding, a lookup per
-//     map. Nothing holding a quantity in decimal form is shared, nor are
-//     maps of bytes, and a shared slice has no room to grow into.
+//     containers; Pods of one template, whose service account volumes
+//     differ, find most of their volumes and their containers' probes).
+//     JSON objects are shared after decoding, a lookup per map. Nothing
+//     holding a quantity in decimal form is shared, nor are bytes, and a
+//     shared slice has no room to grow into.
 //   - With a Transform, which may edit maps in place, the informer passes
 //     the objects of lists and creations to the source's Share after the
 //     Transform; an object updated by a watch event keeps its own maps

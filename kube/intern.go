@@ -36,6 +36,10 @@ type interner struct {
 	// sharedMaps lists the ones it shared so far.
 	readOnly   bool
 	sharedMaps []unsafe.Pointer
+	// sharing says that the decoder also shares messages: the object
+	// being decoded is read-only, and no message field of it has been
+	// merged (see decodeObject).
+	sharing bool
 	// decimals counts the quantities decoded in decimal form (see
 	// pbRuns).
 	decimals int

@@ -132,7 +132,8 @@ func (o *objectType[T]) unmarshal(raw []byte, obj T) error {
 	in := o.strings
 	in.mu.Lock()
 	in.readOnly = o.maps != nil
-	err := o.pb.decode(in, raw, reflect.ValueOf(obj).UnsafePointer())
+	in.sharing = in.readOnly
+	err := o.pb.decodeObject(in, o.elem, raw, reflect.ValueOf(obj).UnsafePointer())
 	clear(in.sharedMaps)
 	in.sharedMaps = in.sharedMaps[:0]
 	in.mu.Unlock()

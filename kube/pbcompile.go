@@ -43,6 +43,7 @@ func compileProtobuf(t reflect.Type) *pbType {
 	if !ok || pt.method != nil {
 		return nil
 	}
+	c.shareMessages()
 	return pt
 }
 
@@ -54,9 +55,9 @@ func (c *pbCompiler) message(t reflect.Type) (*pbType, bool) {
 		return nil, false
 	}
 	if method := ownUnmarshal(t); method != nil {
-		return &pbType{method: method}, true
+		return &pbType{typ: t, method: method}, true
 	}
-	pt := &pbType{}
+	pt := &pbType{typ: t}
 	c.types[t] = pt
 	for f := range t.Fields() {
 		tag, ok := f.Tag.Lookup("protobuf")
@@ -97,10 +98,10 @@ func (t *pbType) skippingManagedFields(elem reflect.Type) *pbType {
 	if !ok || meta.Type != reflect.TypeFor[metav1.ObjectMeta]() || len(meta.Index) != 1 {
 		return t
 	}
-	c := &pbType{fields: slices.Clone(t.fields)}
+	c := &pbType{typ: t.typ, fields: slices.Clone(t.fields)}
 	for i, f := range c.fields {
 		if f.op == pbStruct && f.offset == meta.Offset && len(f.msg.fields) > managedFields {
-			m := &pbType{fields: slices.Clone(f.msg.fields)}
+			m := &pbType{typ: f.msg.typ, fields: slices.Clone(f.msg.fields)}
 			m.fields[managedFields] = pbField{}
 			c.fields[i].msg = m
 		}

@@ -2,6 +2,7 @@ package kube
 
 import (
 	"fmt"
+	"reflect"
 	"unsafe"
 )
 
@@ -11,6 +12,7 @@ import (
 // appended. Strings are copied out of the input, or shared through the
 // interner; nothing returned aliases the input.
 type pbType struct {
+	typ reflect.Type // the Go type decoded
 	// fields holds the message's fields by number; op is pbNone for the
 	// numbers the type does not have.
 	fields []pbField
@@ -29,6 +31,7 @@ type pbField struct {
 	grow   func(p unsafe.Pointer) unsafe.Pointer
 	slice  *sliceGrower // of a slice of messages
 	runs   *pbRuns      // of a map or slice of messages that may be shared; see decodeShared
+	msgs   *pbRuns      // of a message, or a slice's, that may be shared; see decodeMessage
 	mp     *pbMap
 }
 
@@ -71,6 +74,7 @@ func (t *pbType) decode(in *interner, b []byte, p unsafe.Pointer) error {
 	if t.method != nil {
 		return t.method(in, p, b)
 	}
+	var messages uint64 // the message fields seen, by number modulo 64
 	for i := 0; i < len(b); {
 		start := i
 		num, key, next, err := pbKey(b, i)
@@ -88,6 +92,13 @@ func (t *pbType) decode(in *interner, b []byte, p unsafe.Pointer) error {
 		}
 		f := &t.fields[num]
 		q := unsafe.Add(p, f.offset)
+		if in.sharing && (f.op == pbStruct || f.op == pbPtrMessage) {
+			bit := uint64(1) << (num & 63)
+			if messages&bit != 0 {
+				return errMergedShared // perhaps into a shared message
+			}
+			messages |= bit
+		}
 		if in.readOnly && f.runs != nil {
 			end, done, err := f.decodeShared(in, b, start, key, q)
 			if err != nil {
@@ -147,19 +158,31 @@ func (f *pbField) decode(in *interner, b []byte, i int, key uint64, q unsafe.Poi
 	case pbRepString:
 		*(*[]string)(q) = append(*(*[]string)(q), in.bytes(v, f.st))
 	case pbStruct:
-		err = f.msg.decode(in, v, q)
-	case pbPtrMessage:
-		if *(*unsafe.Pointer)(q) == nil {
-			f.grow(q)
+		if in.sharing && f.msgs != nil {
+			err = f.decodeMessage(in, v, q) // its first appearance: q is zero
+		} else {
+			err = f.msg.decode(in, v, q)
 		}
-		err = f.msg.decode(in, v, *(*unsafe.Pointer)(q))
+	case pbPtrMessage:
+		switch {
+		case *(*unsafe.Pointer)(q) != nil:
+			err = f.msg.decode(in, v, *(*unsafe.Pointer)(q))
+		case in.sharing && f.msgs != nil:
+			err = f.decodeMessage(in, v, q)
+		default:
+			err = f.msg.decode(in, v, f.grow(q))
+		}
 	case pbRepMessage:
 		if (*sliceHeader)(q).cap == 0 {
 			// Room for all the elements the message holds, at once.
 			n, _ := pbFieldRun(b, i, key)
 			f.slice.grow(q, 1+n)
 		}
-		err = f.msg.decode(in, v, f.grow(q))
+		if in.sharing && f.msgs != nil {
+			err = f.decodeMessage(in, v, f.grow(q))
+		} else {
+			err = f.msg.decode(in, v, f.grow(q))
+		}
 	case pbFieldsV1:
 		err = in.decodeFieldsV1(v, q, f.st)
 	case pbMapEntry:

@@ -44,6 +44,9 @@ type pbRuns struct {
 	judge site
 	runs  map[string]pbRun
 	bytes int // of runs' keys
+	// seen holds hashes of messages decoded lately, for a field of
+	// messages (see repeated).
+	seen *[pbSeenSlots]uint64
 }
 
 // pbRun is what a run decoded to: a map, or a slice's array and length.

@@ -84,8 +84,9 @@ type Options struct {
 	// of these maps (the Pods of one template have the same), so a cache
 	// holds much less. For an informer without a Transform, whose lists
 	// and watches are ReadOnly, the source shares every object it delivers
-	// as it decodes it (the protobuf decoder, slices of messages too, by
-	// the bytes of their encoding, which spares decoding them); with a
+	// as it decodes it (the protobuf decoder, slices of messages and
+	// messages too, by the bytes of their encoding, which spares decoding
+	// them); with a
 	// Transform, which may edit maps, the informer shares the objects of
 	// lists and creations after it (see Share), and updated objects keep
 	// their own maps until a relist. The zero value, ShareDecodedMaps,

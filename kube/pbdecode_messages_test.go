@@ -1,0 +1,274 @@
+package kube
+
+import (
+	"fmt"
+	"math/rand"
+	"reflect"
+	"runtime"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+)
+
+// decodeReadOnly decodes b as a source does for a read-only caller, into
+// a new value, and returns it with the generated Unmarshal's.
+func (c compiledType) decodeReadOnly(in *interner, b []byte) (want, got any, wantErr, gotErr error) {
+	w := reflect.New(c.typ)
+	wantErr = w.Interface().(protobufUnmarshaler).Unmarshal(b)
+	g := reflect.New(c.typ)
+	in.mu.Lock()
+	in.readOnly, in.sharing = true, true
+	gotErr = c.pt.decodeObject(in, c.typ, b, g.UnsafePointer())
+	clear(in.sharedMaps)
+	in.sharedMaps = in.sharedMaps[:0]
+	in.mu.Unlock()
+	return w.Interface(), g.Interface(), wantErr, gotErr
+}
+
+// A readOnlyCheck decodes messages of one type in turn for a read-only
+// caller, as a source does, checks each against the generated Unmarshal,
+// and keeps what it decoded, so that a later decoding that writes into
+// what an earlier one shared is caught.
+type readOnlyCheck struct {
+	c                  compiledType
+	in                 *interner
+	decoded, generated []any
+}
+
+func newReadOnlyCheck(c compiledType) *readOnlyCheck {
+	return &readOnlyCheck{c: c, in: newInterner(c.typ)}
+}
+
+func (r *readOnlyCheck) check(t testing.TB, b []byte) {
+	t.Helper()
+	want, got, wantErr, gotErr := r.c.decodeReadOnly(r.in, b)
+	switch {
+	case (wantErr == nil) != (gotErr == nil):
+		t.Fatalf("%v: generated Unmarshal's error %v, read-only decoder's %v, on %x", r.c.typ, wantErr, gotErr, b)
+	case wantErr == nil && !reflect.DeepEqual(want, got):
+		t.Fatalf("%v: read-only decoder's value differs from the generated Unmarshal's on %x:\nwant %#v\ngot  %#v", r.c.typ, b, want, got)
+	case wantErr == nil:
+		r.decoded, r.generated = append(r.decoded, got), append(r.generated, want)
+	}
+}
+
+// unchanged fails if a value decoded earlier no longer equals the
+// generated Unmarshal's.
+func (r *readOnlyCheck) unchanged(t testing.TB) {
+	t.Helper()
+	for i := range r.decoded {
+		if !reflect.DeepEqual(r.decoded[i], r.generated[i]) {
+			t.Fatalf("%v: value %d changed after later decodings:\nwant %#v\ngot  %#v", r.c.typ, i, r.generated[i], r.decoded[i])
+		}
+	}
+}
+
+// Decoding for a read-only caller, which shares messages, maps and
+// slices between objects, decodes what the generated Unmarshal decodes
+// and refuses what it refuses, and never changes an object decoded
+// before: over randomly filled objects of every kind client-go knows,
+// each followed by mutations of it (which repeat most of its messages,
+// and merge some of them).
+func TestReadOnlyDecodingMatchesGenerated(t *testing.T) {
+	const objects, mutations = 20, 10
+	for i, c := range compiledTypes(t) {
+		t.Run(c.typ.String(), func(t *testing.T) {
+			check := newReadOnlyCheck(c)
+			f := newFiller(int64(i))
+			r := rand.New(rand.NewSource(int64(i)))
+			for range objects {
+				b := c.marshalRandom(t, f)
+				check.check(t, b)
+				for range mutations {
+					check.check(t, mutate(r, b))
+					check.check(t, b)
+				}
+			}
+			check.unchanged(t)
+		})
+	}
+}
+
+// FuzzReadOnlyProtobufDecoder checks decoding for a read-only caller
+// against the generated Unmarshal on arbitrary bytes, each decoded after
+// a message of the same type that it may share with (and after all the
+// messages of that type decoded before): both decode to
+// values equal to the generated Unmarshal's, or fail where it fails, and
+// the first is not changed by the second.
+func FuzzReadOnlyProtobufDecoder(f *testing.F) {
+	types := compiledTypes(f)
+	fill := newFiller(2)
+	for i, c := range types {
+		if kind := c.typ.Name(); kind == "Pod" || kind == "Service" || kind == "Deployment" || i%16 == 0 {
+			b := c.marshalRandom(f, fill)
+			f.Add(uint16(i), b, b)
+		}
+	}
+	checks := make([]*readOnlyCheck, len(types))
+	for i, c := range types {
+		checks[i] = newReadOnlyCheck(c)
+	}
+	f.Fuzz(func(t *testing.T, n uint16, first, second []byte) {
+		check := checks[int(n)%len(types)]
+		check.decoded, check.generated = nil, nil
+		check.check(t, first)
+		check.check(t, second)
+		check.unchanged(t)
+	})
+}
+
+// sharedPod is Pod i of one template, whose service account volume has a
+// name of its own, mounted by its container: its volumes, its
+// containers and their mounts differ from every other Pod's, while most
+// messages they hold repeat.
+func sharedPod(i int) *corev1.Pod {
+	p := serverPod(i)
+	token := fmt.Sprintf("kube-api-access-%05d", i)
+	p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: token, VolumeSource: corev1.VolumeSource{Projected: &corev1.ProjectedVolumeSource{
+		Sources: []corev1.VolumeProjection{{ServiceAccountToken: &corev1.ServiceAccountTokenProjection{Path: "token", ExpirationSeconds: new(int64(3607))}}},
+	}}})
+	c := &p.Spec.Containers[0]
+	c.VolumeMounts = append(c.VolumeMounts, corev1.VolumeMount{Name: token, MountPath: "/var/run/secrets/kubernetes.io/serviceaccount", ReadOnly: true})
+	return p
+}
+
+// Objects decoded for a read-only caller share the messages that repeat
+// between them, by pointer (probes, projected volume sources) or as
+// copies of the same value (resources, volume mounts, volumes) holding
+// the same pointers and maps, while the messages that differ are their
+// own; objects decoded for a caller that may modify them share none.
+func TestReadOnlyDecodingSharesEqualMessages(t *testing.T) {
+	for _, ro := range []bool{false, true} {
+		t.Run(fmt.Sprintf("readOnly=%t", ro), func(t *testing.T) {
+			o := podType(false)
+			if ro {
+				o = readOnly(o)
+			}
+			var pods []*corev1.Pod
+			for i := range 3 {
+				raw, err := sharedPod(i).Marshal()
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := &corev1.Pod{}
+				if err := want.Unmarshal(raw); err != nil {
+					t.Fatal(err)
+				}
+				got := o.new()
+				if err := o.unmarshal(raw, got); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("Pod %d decodes to\n%+v\nwant\n%+v", i, got, want)
+				}
+				pods = append(pods, got)
+			}
+			a, b := pods[1], pods[2]
+			ca, cb := &a.Spec.Containers[0], &b.Spec.Containers[0]
+			shared := map[string]bool{
+				"readiness probe":      ca.ReadinessProbe == cb.ReadinessProbe,
+				"probe's HTTP action":  ca.LivenessProbe.HTTPGet == cb.LivenessProbe.HTTPGet,
+				"resources' limits":    mapID(ca.Resources.Limits) == mapID(cb.Resources.Limits),
+				"config volume source": a.Spec.Volumes[0].ConfigMap == b.Spec.Volumes[0].ConfigMap,
+				"token volume":         a.Spec.Volumes[1].Projected == b.Spec.Volumes[1].Projected,
+			}
+			for what, ok := range shared {
+				if ok != ro {
+					t.Errorf("%s shared: %t, want %t", what, ok, ro)
+				}
+			}
+			if &ca.VolumeMounts[0] == &cb.VolumeMounts[0] || &a.Spec.Volumes[0] == &b.Spec.Volumes[0] {
+				t.Error("slices that differ share their arrays")
+			}
+		})
+	}
+}
+
+// A message field that appears twice is merged by the generated code into
+// what its first appearance decoded: an object whose fields merge is
+// decoded again without sharing messages, so that the merge writes into
+// messages of its own, never into those it would share with an earlier
+// object.
+func TestReadOnlyDecodingMergesIntoItsOwnMessages(t *testing.T) {
+	o := readOnly(podType(false))
+	first, err := sharedPod(0).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The same Pod followed by its spec again with another readiness
+	// probe delay: the container is appended, the security context
+	// merged.
+	again := &corev1.Pod{Spec: corev1.PodSpec{
+		SecurityContext: &corev1.PodSecurityContext{RunAsUser: new(int64(1000))},
+		Containers:      []corev1.Container{{Name: "second", ReadinessProbe: &corev1.Probe{InitialDelaySeconds: 7}}},
+	}}
+	earlierPod := &corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{RunAsGroup: new(int64(5))}}}
+	earlierRaw, err := earlierPod.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tail, err := again.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := append(append(append([]byte{}, earlierRaw...), first...), tail...)
+	decode := func(raw []byte) *corev1.Pod {
+		p := o.new()
+		if err := o.unmarshal(raw, p); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	earlier := decode(earlierRaw)
+	decode(first)
+	want := &corev1.Pod{}
+	if err := want.Unmarshal(merged); err != nil {
+		t.Fatal(err)
+	}
+	if got := decode(merged); !reflect.DeepEqual(got, want) {
+		t.Errorf("a Pod whose fields merge decodes to\n%+v\nwant\n%+v", got, want)
+	}
+	if sc := earlier.Spec.SecurityContext; sc.RunAsUser != nil || *sc.RunAsGroup != 5 {
+		t.Errorf("merging changed an earlier Pod's security context: %+v", sc)
+	}
+	if got := decode(first); !reflect.DeepEqual(got, sharedPodDecoded(t, first)) {
+		t.Error("a Pod decoded after a merge differs from the generated Unmarshal's")
+	}
+}
+
+// sharedPodDecoded is what the generated Unmarshal makes of raw.
+func sharedPodDecoded(t *testing.T, raw []byte) *corev1.Pod {
+	t.Helper()
+	p := &corev1.Pod{}
+	if err := p.Unmarshal(raw); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A message holding a quantity in inf.Dec form is never shared: copies of
+// it would share the decimal, which Quantity's methods may change in
+// place.
+func TestReadOnlyDecodingKeepsDecimalMessagesApart(t *testing.T) {
+	o := readOnly(podType(false))
+	pod := sharedPod(0)
+	pod.Spec.Volumes[0].EmptyDir = &corev1.EmptyDirVolumeSource{SizeLimit: new(resource.MustParse("123456789012345678901234567890"))}
+	pod.Spec.Volumes[0].ConfigMap = nil
+	raw, err := pod.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kept []*corev1.Pod
+	for range 3 {
+		got := o.new()
+		if err := o.unmarshal(raw, got); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, got)
+	}
+	runtime.KeepAlive(kept)
+	if kept[0].Spec.Volumes[0].EmptyDir == kept[1].Spec.Volumes[0].EmptyDir || kept[1].Spec.Volumes[0].EmptyDir == kept[2].Spec.Volumes[0].EmptyDir {
+		t.Error("a message with a quantity in inf.Dec form was shared")
+	}
+}
