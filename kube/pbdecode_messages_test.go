@@ -71,9 +71,10 @@ func (r *readOnlyCheck) unchanged(t testing.TB) {
 // each followed by mutations of it (which repeat most of its messages,
 // and merge some of them).
 func TestReadOnlyDecodingMatchesGenerated(t *testing.T) {
-	const objects, mutations = 20, 10
+	const objects, mutations = 10, 6
 	for i, c := range compiledTypes(t) {
 		t.Run(c.typ.String(), func(t *testing.T) {
+			t.Parallel()
 			check := newReadOnlyCheck(c)
 			f := newFiller(int64(i))
 			r := rand.New(rand.NewSource(int64(i)))
