@@ -70,8 +70,8 @@ func (decode listDecoder) bytes(body []byte, chunk func(io.Reader) io.Reader) ([
 	return decode(bufio.NewReaderSize(r, 16))
 }
 
-// TestDirectListDecodesBothEncodings decodes a list in each encoding, as
-// it arrives whole or a byte at a time, and every truncation and one-byte
+// TestDirectListDecodesBothEncodings decodes a list in each encoding,
+// plain or compressed, as it arrives whole or a byte at a time, and every truncation and one-byte
 // corruption of it without panicking.
 func TestDirectListDecodesBothEncodings(t *testing.T) {
 	o := configMapType()
@@ -85,6 +85,8 @@ func TestDirectListDecodesBothEncodings(t *testing.T) {
 		{"json", encodeJSON(t, list.DeepCopy(), "ConfigMapList"), o.jsonList},
 		{"protobuf sniffed", encodeProtobuf(t, list.DeepCopy(), "ConfigMapList"), o.decodeList},
 		{"json sniffed", encodeJSON(t, list.DeepCopy(), "ConfigMapList"), o.decodeList},
+		{"protobuf compressed", gzipped(t, string(encodeProtobuf(t, list.DeepCopy(), "ConfigMapList"))), o.decodeList},
+		{"json compressed", gzipped(t, string(encodeJSON(t, list.DeepCopy(), "ConfigMapList"))), o.decodeList},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, chunk := range []func(io.Reader) io.Reader{nil, iotest.OneByteReader} {
@@ -214,6 +216,12 @@ func TestDirectWatch(t *testing.T) {
 	}{
 		{name: "protobuf", body: pb, want: both, isEOF: true},
 		{name: "json", body: js, want: both, isEOF: true},
+		{name: "protobuf compressed", body: gzipped(t, string(pb)), want: both, isEOF: true},
+		{name: "json compressed", body: gzipped(t, string(js)), want: both, isEOF: true},
+		// A stream whose connection broke, in the gzip trailer: everything
+		// before it was delivered.
+		{name: "compressed without its trailer", body: gzippedHead(t, string(pb)), want: both, isEOF: true},
+		{name: "compressed stream of garbage", body: gzipped(t, "garbage"), errIs: errMalformed},
 		{name: "protobuf truncated", body: pb[:len(pb)-3], want: both[:1], isEOF: true},
 		{name: "json truncated", body: js[:len(js)-3], want: both[:1], isEOF: true},
 		{name: "protobuf error event", body: protobufFrame(t, "ERROR", gone, "Status")},

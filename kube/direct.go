@@ -64,8 +64,13 @@ func (d *direct[T]) list(ctx context.Context, opts metav1.ListOptions, readOnly 
 }
 
 // decodeList decodes a list response, protobuf or JSON, told apart by
-// their first bytes as the server only sends those two.
+// their first bytes as the server only sends those two, inflating it
+// first if it is compressed.
 func (o *objectType[T]) decodeList(r *bufio.Reader) ([]T, metav1.ListMeta, error) {
+	r, err := inflated(r)
+	if err != nil {
+		return nil, metav1.ListMeta{}, err
+	}
 	head, _ := r.Peek(len(protobufPrefix))
 	if !bytes.Equal(head, protobufPrefix) {
 		return o.jsonList(r)

@@ -99,10 +99,14 @@
 // own UnmarshalJSON other than times, quantities and int-or-string) to
 // the default decoding (held to client-go's decoding over every kind
 // client-go knows by a differential test and a fuzz test); the type of a
-// decoded object is cleared, as client-go's typed clients clear it. A
-// response of
-// another content type or of objects of another kind is an error, and a
-// watch event of another kind wraps ErrUnexpectedObject. The source falls
+// decoded object is cleared, as client-go's typed clients clear it. Where
+// the client's transport asks for gzip (client-go's, unless
+// rest.Config.DisableCompression), the source asks for it itself and
+// inflates compressed responses (large lists, streaming lists) with
+// klauspost/compress, which reads the same bytes faster than the
+// transport's compress/gzip. A response of another content type or of
+// objects of another kind is an error, and a watch event of another kind
+// wraps ErrUnexpectedObject. The source falls
 // back to the client's own List and Watch for every other client (the
 // fakes, the dynamic and metadata clients, clients of your own), for a
 // client configured for another content type (CBOR), for object types

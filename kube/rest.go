@@ -27,6 +27,9 @@ type restAccess struct {
 	namespace string
 	protobuf  bool // the client prefers protobuf (gentype.PrefersProtobuf)
 	gvk       schema.GroupVersionKind
+	// gzip says that the client's transport asks for gzip on its own:
+	// the direct path asks for it itself, and inflates (see gzip.go).
+	gzip bool
 }
 
 // typedClient is what every generated typed client (gentype.Client and
@@ -61,7 +64,8 @@ func restAccessOf(client any, elem reflect.Type) (restAccess, bool) {
 		namespace: tc.GetNamespace(),
 		protobuf:  protobuf.Bool(),
 		// Generated API types are named after their kind.
-		gvk: rc.APIVersion().WithKind(elem.Name()),
+		gvk:  rc.APIVersion().WithKind(elem.Name()),
+		gzip: transportCompresses(rc.Client.Transport),
 	}, true
 }
 
@@ -152,12 +156,16 @@ func (a restAccess) request(opts metav1.ListOptions) *rest.Request {
 	if opts.TimeoutSeconds != nil {
 		timeout = time.Duration(*opts.TimeoutSeconds) * time.Second
 	}
-	return a.client.Get().
+	r := a.client.Get().
 		UseProtobufAsDefaultIfPreferred(a.protobuf).
 		NamespaceIfScoped(a.namespace, a.namespace != "").
 		Resource(a.resource).
 		VersionedParams(&opts, metav1.ParameterCodec).
 		Timeout(timeout)
+	if a.gzip {
+		r.SetHeader("Accept-Encoding", "gzip")
+	}
+	return r
 }
 
 // list makes the typed client's list request and returns the response

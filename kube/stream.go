@@ -50,9 +50,12 @@ func newDirectWatch[T Object](ctx context.Context, o *objectType[T], body io.Rea
 // run reads the stream until it ends, queueing each event.
 func (w *directWatch[T]) run(ctx context.Context, o *objectType[T]) {
 	defer close(w.events)
-	r := bufio.NewReaderSize(w.body, 32<<10)
+	r, err := inflated(bufio.NewReaderSize(w.body, 32<<10))
 	var next func() (decodedEvent[T], error)
-	first, err := r.Peek(1)
+	var first []byte
+	if err == nil {
+		first, err = r.Peek(1)
+	}
 	switch {
 	case err != nil:
 	case first[0] == '{':

@@ -1,0 +1,61 @@
+package kube
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"net/http"
+
+	"github.com/klauspost/compress/gzip"
+	utilnet "k8s.io/apimachinery/pkg/util/net"
+)
+
+// Compressed responses.
+//
+// The API server compresses a list response of more than 128 kB, and a
+// streaming list's watch, when the request accepts gzip, as Go's HTTP
+// transport says it does unless compression is disabled (client-go's
+// rest.Config.DisableCompression); the transport then inflates the body
+// with compress/gzip, a large part of what an initial sync costs the
+// direct path. The direct path asks for gzip itself where the transport
+// would, so that the transport leaves the body compressed, and inflates it
+// with klauspost/compress's gzip, which reads the same format faster. The
+// bytes on the wire are the same.
+
+// gzipMagic starts a gzip stream (RFC 1952); no JSON or protobuf response
+// starts with it.
+var gzipMagic = []byte{0x1f, 0x8b}
+
+// transportCompresses reports whether rt asks for gzip on its own: an
+// *http.Transport with compression enabled, under wrappers that say what
+// they wrap (client-go's do). It reports false for any other transport,
+// which the direct path then leaves to do as it does.
+func transportCompresses(rt http.RoundTripper) bool {
+	if rt == nil {
+		rt = http.DefaultTransport // what an http.Client uses
+	}
+	for {
+		switch t := rt.(type) {
+		case *http.Transport:
+			return !t.DisableCompression
+		case utilnet.RoundTripperWrapper:
+			rt = t.WrappedRoundTripper()
+		default:
+			return false
+		}
+	}
+}
+
+// inflated returns r, or a reader of what it inflates if it holds a gzip
+// stream: the body of a request that asked for gzip itself.
+func inflated(r *bufio.Reader) (*bufio.Reader, error) {
+	head, _ := r.Peek(len(gzipMagic))
+	if !bytes.Equal(head, gzipMagic) {
+		return r, nil
+	}
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%w: a gzip stream: %w", errMalformed, err)
+	}
+	return bufio.NewReaderSize(gz, 32<<10), nil
+}
