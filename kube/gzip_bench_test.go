@@ -48,24 +48,22 @@ func BenchmarkInflate(b *testing.B) {
 			}
 		}
 	}
-	b.Run("reader=compress-gzip", func(b *testing.B) {
-		b.SetBytes(int64(len(raw)))
-		for b.Loop() {
-			r, err := stdgzip.NewReader(bytes.NewReader(compressed))
-			if err != nil {
-				b.Fatal(err)
+	for _, r := range []struct {
+		name string
+		open func(io.Reader) (io.Reader, error)
+	}{
+		{"compress-gzip", func(r io.Reader) (io.Reader, error) { return stdgzip.NewReader(r) }},
+		{"klauspost", func(r io.Reader) (io.Reader, error) { return gzip.NewReader(r) }},
+	} {
+		b.Run("reader="+r.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			for b.Loop() {
+				gz, err := r.open(bytes.NewReader(compressed))
+				if err != nil {
+					b.Fatal(err)
+				}
+				inflate(b, gz)
 			}
-			inflate(b, r)
-		}
-	})
-	b.Run("reader=klauspost", func(b *testing.B) {
-		b.SetBytes(int64(len(raw)))
-		for b.Loop() {
-			r, err := gzip.NewReader(bytes.NewReader(compressed))
-			if err != nil {
-				b.Fatal(err)
-			}
-			inflate(b, r)
-		}
-	})
+		})
+	}
 }

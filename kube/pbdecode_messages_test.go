@@ -148,22 +148,7 @@ func TestReadOnlyDecodingSharesEqualMessages(t *testing.T) {
 			}
 			var pods []*corev1.Pod
 			for i := range 3 {
-				raw, err := sharedPod(i).Marshal()
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := &corev1.Pod{}
-				if err := want.Unmarshal(raw); err != nil {
-					t.Fatal(err)
-				}
-				got := o.new()
-				if err := o.unmarshal(raw, got); err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("Pod %d decodes to\n%+v\nwant\n%+v", i, got, want)
-				}
-				pods = append(pods, got)
+				pods = append(pods, decodeChecked(t, o, sharedPod(i)))
 			}
 			a, b := pods[1], pods[2]
 			ca, cb := &a.Spec.Containers[0], &b.Spec.Containers[0]

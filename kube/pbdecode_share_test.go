@@ -22,6 +22,28 @@ func podType(dropManaged bool) *objectType[*corev1.Pod] {
 	return newObjectType[*corev1.Pod](reflect.TypeFor[corev1.Pod](), corev1.SchemeGroupVersion.WithKind("Pod"), dropManaged)
 }
 
+// decodeChecked marshals p, decodes it with o and returns what o decoded,
+// which must equal what the generated Unmarshal decodes.
+func decodeChecked(t *testing.T, o *objectType[*corev1.Pod], p *corev1.Pod) *corev1.Pod {
+	t.Helper()
+	raw, err := p.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &corev1.Pod{}
+	if err := want.Unmarshal(raw); err != nil {
+		t.Fatal(err)
+	}
+	got := o.new()
+	if err := o.unmarshal(raw, got); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("Pod %s decodes to\n%+v\nwant\n%+v", p.Name, got, want)
+	}
+	return got
+}
+
 // mapID identifies a map: two objects share a map when their maps have
 // the same ID.
 func mapID[M ~map[K]V, K comparable, V any](m M) uintptr {
@@ -59,21 +81,7 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 			sharedLabels, sharedRequests, sharedContainers := 0, 0, 0
 			kept := make([]*corev1.Pod, 0, n) // alive, so that no map's address is reused
 			for i := range n {
-				raw, err := readOnlyPod(i).Marshal()
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := &corev1.Pod{}
-				if err := want.Unmarshal(raw); err != nil {
-					t.Fatal(err)
-				}
-				got := o.new()
-				if err := o.unmarshal(raw, got); err != nil {
-					t.Fatal(err)
-				}
-				if !reflect.DeepEqual(got, want) {
-					t.Fatalf("Pod %d decodes to\n%+v\nwant\n%+v", i, got, want)
-				}
+				got := decodeChecked(t, o, readOnlyPod(i))
 				kept = append(kept, got)
 				containers := got.Spec.Containers
 				if ro && cap(containers) != len(containers) {
