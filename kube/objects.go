@@ -132,10 +132,7 @@ func (o *objectType[T]) unmarshal(raw []byte, obj T) error {
 	in := o.strings
 	in.mu.Lock()
 	in.readOnly = o.maps != nil
-	in.sharing = in.readOnly
 	err := o.pb.decodeObject(in, o.elem, raw, reflect.ValueOf(obj).UnsafePointer())
-	clear(in.sharedMaps)
-	in.sharedMaps = in.sharedMaps[:0]
 	in.mu.Unlock()
 	if err != nil {
 		return err

@@ -37,18 +37,26 @@ import (
 var errMergedShared = errors.New("kube: a merged message field, decoded again without sharing messages")
 
 // decodeObject decodes message b into the zero value of typ at p,
-// sharing messages when in.sharing is set; a merge makes it decode b
-// again into a zero value, sharing none. The interner's lock is held.
+// sharing messages if in.readOnly; a merge makes it decode b again into
+// a zero value, sharing none. The interner's lock is held.
 func (t *pbType) decodeObject(in *interner, typ reflect.Type, b []byte, p unsafe.Pointer) error {
+	in.sharing = in.readOnly
 	err := t.decode(in, b, p)
 	if err == errMergedShared {
 		reflect.NewAt(typ, p).Elem().SetZero()
-		clear(in.sharedMaps)
-		in.sharedMaps = in.sharedMaps[:0]
+		in.forgetSharedMaps()
 		in.sharing = false
 		err = t.decode(in, b, p)
 	}
+	in.forgetSharedMaps()
 	return err
+}
+
+// forgetSharedMaps empties the list of maps the object being decoded
+// shares, keeping no pointer to them.
+func (in *interner) forgetSharedMaps() {
+	clear(in.sharedMaps)
+	in.sharedMaps = in.sharedMaps[:0]
 }
 
 // decodeMessage decodes the message v of a struct field, a pointer field

@@ -36,7 +36,8 @@ const (
 )
 
 // pbRuns is the sharing state of one field: what each run of its entries
-// or elements seen before decoded to, by the run's bytes.
+// or elements, or each of its messages (see decodeMessage), seen before
+// decoded to, by the run's or message's bytes.
 type pbRuns struct {
 	// judge decides when the field's runs are worth looking up: a field
 	// whose runs seldom repeat (a ConfigMap's data, managedFields, whose
