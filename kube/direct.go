@@ -67,10 +67,11 @@ func (d *direct[T]) list(ctx context.Context, opts metav1.ListOptions, readOnly 
 // their first bytes as the server only sends those two, inflating it
 // first if it is compressed.
 func (o *objectType[T]) decodeList(r *bufio.Reader) ([]T, metav1.ListMeta, error) {
-	r, err := inflated(r)
+	r, done, err := inflated(r)
 	if err != nil {
 		return nil, metav1.ListMeta{}, err
 	}
+	defer done()
 	head, _ := r.Peek(len(protobufPrefix))
 	if !bytes.Equal(head, protobufPrefix) {
 		return o.jsonList(r)

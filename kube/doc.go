@@ -102,9 +102,8 @@
 // decoded object is cleared, as client-go's typed clients clear it. Where
 // the client's transport asks for gzip (client-go's, unless
 // rest.Config.DisableCompression), the source asks for it itself and
-// inflates compressed responses (large lists, streaming lists) with
-// klauspost/compress, which reads the same bytes faster than the
-// transport's compress/gzip. A response of another content type or of
+// inflates compressed responses (large lists, streaming lists) itself,
+// faster than the transport's compress/gzip. A response of another content type or of
 // objects of another kind is an error, and a watch event of another kind
 // wraps ErrUnexpectedObject. The source falls
 // back to the client's own List and Watch for every other client (the

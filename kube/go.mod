@@ -5,7 +5,6 @@ go 1.26.0
 require (
 	github.com/go-json-experiment/json v1.27.2
 	github.com/google/go-cmp v0.7.0
-	github.com/klauspost/compress v1.19.0
 	github.com/typedcache/typedcache v0.0.0
 	go.uber.org/goleak v1.3.0
 	k8s.io/api v0.37.2

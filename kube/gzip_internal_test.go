@@ -96,11 +96,12 @@ func TestInflated(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := inflated(bufio.NewReader(bytes.NewReader(tt.in)))
+			r, done, err := inflated(bufio.NewReader(bytes.NewReader(tt.in)))
 			var got []byte
 			if err == nil {
 				got, err = io.ReadAll(r)
 			}
+			done()
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("error %v, want %v", err, tt.wantErr)
 			}

@@ -50,7 +50,8 @@ func newDirectWatch[T Object](ctx context.Context, o *objectType[T], body io.Rea
 // run reads the stream until it ends, queueing each event.
 func (w *directWatch[T]) run(ctx context.Context, o *objectType[T]) {
 	defer close(w.events)
-	r, err := inflated(bufio.NewReaderSize(w.body, 32<<10))
+	r, done, err := inflated(bufio.NewReaderSize(w.body, 32<<10))
+	defer done()
 	var next func() (decodedEvent[T], error)
 	var first []byte
 	if err == nil {
