@@ -19,32 +19,33 @@ import (
 // as keys.Of does.
 func KeyFunc[T keys.Object](x *Indexer[T]) keys.Func[T] {
 	return func(obj T) (string, error) {
-		if key, ok := x.storedKey(obj.GetNamespace(), obj.GetName()); ok {
-			return key, nil
+		name := obj.GetName()
+		if name == "" {
+			return "", keys.ErrEmptyName
 		}
-		return keys.Of(obj)
+		return x.keyOf(obj.GetNamespace(), name), nil
 	}
 }
 
-// storedKey returns the key string x holds for the object with this
-// namespace and name, and reports whether there is one. It reports false
-// at once, instead of waiting, while a writer holds x.
-func (x *Indexer[T]) storedKey(namespace, name string) (string, bool) {
-	if name == "" || x.zero() {
-		return "", false
-	}
+// keyOf returns keys.Join(namespace, name), name not empty: the string x
+// holds under that key if it holds one, else a new one, built once. It
+// does not wait for a writer that holds x.
+func (x *Indexer[T]) keyOf(namespace, name string) string {
 	var buf [objkey.MaxStack]byte
 	key := objkey.Append(buf[:0], namespace, name)
-	h := hashBytes(x.seed, key)
-	if !x.mu.TryRLock() {
-		return "", false
+	if x.zero() || !x.mu.TryRLock() {
+		return string(key)
 	}
-	defer x.mu.RUnlock()
-	_, p, ok := x.t.findBytes(key, h)
+	_, p, ok := x.t.findBytes(key, hashBytes(x.seed, key))
+	var stored string
+	if ok {
+		stored = x.t.key(p)
+	}
+	x.mu.RUnlock()
 	if !ok {
-		return "", false
+		return string(key)
 	}
-	return x.t.key(p), true
+	return stored
 }
 
 // getNamespaced returns the object stored under keys.Join(namespace, name),

@@ -65,4 +65,23 @@ func TestKeyFuncDoesNotAllocateForStoredObjects(t *testing.T) {
 			t.Errorf("KeyFunc(x)(%q, %q) allocates %v times, want 0", o.Namespace, o.Name, n)
 		}
 	}
+	// The key of an object new to x, as of a fresh informer's first
+	// list, is built once: one allocation, for the string.
+	o := &obj{Namespace: "ns", Name: "new"}
+	if n := testing.AllocsPerRun(100, func() { _, _ = keyFunc(o) }); n != 1 {
+		t.Errorf("KeyFunc(x)(%q, %q) allocates %v times, want 1", o.Namespace, o.Name, n)
+	}
+}
+
+// KeyFunc of a zero Indexer, which holds nothing, is keys.Of.
+func TestKeyFuncOfZeroIndexer(t *testing.T) {
+	var x indexer.Indexer[*obj]
+	keyFunc := indexer.KeyFunc(&x)
+	for _, o := range []*obj{{Namespace: "ns", Name: "a"}, {Name: "node"}, {Namespace: "a/b", Name: "%"}, {Namespace: "ns"}} {
+		got, err := keyFunc(o)
+		want, wantErr := keys.Of(o)
+		if got != want || !errors.Is(err, wantErr) {
+			t.Errorf("KeyFunc(zero)(%q, %q) = %q, %v; want %q, %v", o.Namespace, o.Name, got, err, want, wantErr)
+		}
+	}
 }
