@@ -205,13 +205,14 @@ func TestSourceError(t *testing.T) {
 	}
 }
 
-// events hands out a stream's chunks one per read, and fails a read
-// made before the test releases the next chunk: a reader that asked for
-// more than an event's bytes before returning the event would wait
-// forever for a watch's next event.
+// events hands out a stream's chunks one per read, and records and fails
+// a read made before the test releases the next chunk: a reader that
+// asked for more than an event's bytes before returning the event would
+// wait for a watch's next event.
 type events struct {
-	chunks   [][]byte
-	released int
+	chunks    [][]byte
+	released  int
+	readAhead bool
 }
 
 var errReadAhead = errors.New("read past the flushed event")
@@ -221,6 +222,7 @@ func (e *events) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	if e.released == 0 {
+		e.readAhead = true
 		return 0, errReadAhead
 	}
 	n := copy(p, e.chunks[0])
@@ -231,48 +233,93 @@ func (e *events) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// A stream flushed after each event, as the API server writes a watch,
-// yields each event from that event's bytes alone.
-func TestFlushedEventsArriveAlone(t *testing.T) {
+// flushedEvents returns n events and the bytes a gzip writer at level
+// writes for each, flushing after it; the last chunk also holds the
+// stream's end.
+func flushedEvents(t *testing.T, level, n int) (events, chunks [][]byte) {
+	t.Helper()
 	var buf bytes.Buffer
-	w, _ := gzip.NewWriterLevel(&buf, gzip.BestSpeed)
-	src := &events{}
-	var want [][]byte
+	w, err := gzip.NewWriterLevel(&buf, level)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 200 {
+	for i := range n {
 		event := fmt.Appendf(nil, `{"type":"MODIFIED","object":{"name":"cm-%d","data":"%s"}}`, i, strings.Repeat("x", rng.IntN(3000)))
-		want = append(want, event)
-		buf.Reset()
+		events = append(events, event)
 		if _, err := w.Write(event); err != nil {
 			t.Fatal(err)
 		}
 		if err := w.Flush(); err != nil {
 			t.Fatal(err)
 		}
-		src.chunks = append(src.chunks, bytes.Clone(buf.Bytes()))
-	}
-	buf.Reset()
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	src.chunks = append(src.chunks, bytes.Clone(buf.Bytes()))
-	src.released = 1
-	z, err := NewReader(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, event := range want {
-		got := make([]byte, len(event))
-		if _, err := io.ReadFull(z, got); err != nil {
-			t.Fatalf("event %d: %v", i, err)
+		if i == n-1 {
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if !bytes.Equal(got, event) {
-			t.Fatalf("event %d: %q, want %q", i, got, event)
-		}
-		src.released++
+		chunks = append(chunks, bytes.Clone(buf.Bytes()))
+		buf.Reset()
 	}
-	if rest, err := io.ReadAll(z); err != nil || len(rest) > 0 {
-		t.Fatalf("after the events: %q, %v", rest, err)
+	return events, chunks
+}
+
+var flushLevels = []int{gzip.NoCompression, gzip.BestSpeed, gzip.DefaultCompression, gzip.HuffmanOnly}
+
+// A stream flushed after each event, as the API server writes a watch,
+// yields each event from that event's bytes alone.
+func TestFlushedEventsArriveAlone(t *testing.T) {
+	for _, level := range flushLevels {
+		want, chunks := flushedEvents(t, level, 200)
+		src := &events{chunks: chunks, released: 1}
+		z, err := NewReader(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, event := range want {
+			got := make([]byte, len(event))
+			if _, err := io.ReadFull(z, got); err != nil {
+				t.Fatalf("level %d, event %d: %v", level, i, err)
+			}
+			if !bytes.Equal(got, event) {
+				t.Fatalf("level %d, event %d: %q, want %q", level, i, got, event)
+			}
+			if src.readAhead {
+				t.Fatalf("level %d, event %d: read before the next event was sent", level, i)
+			}
+			src.released++
+		}
+		if rest, err := io.ReadAll(z); err != nil || len(rest) > 0 {
+			t.Fatalf("level %d, after the events: %q, %v", level, rest, err)
+		}
+	}
+}
+
+// An event that arrives with the start of the next one, as when the
+// reader falls behind the server, is returned without waiting for the
+// rest of the next: wherever the next one is cut, even inside its
+// block's header.
+func TestEventArrivesWithPartOfTheNext(t *testing.T) {
+	for _, level := range flushLevels {
+		want, chunks := flushedEvents(t, level, 2)
+		for k := 1; k < len(chunks[1]); k++ {
+			first := append(bytes.Clone(chunks[0]), chunks[1][:k]...)
+			src := &events{chunks: [][]byte{first, chunks[1][k:]}, released: 1}
+			z, err := NewReader(src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, len(want[0]))
+			if _, err := io.ReadFull(z, got); err != nil {
+				t.Fatalf("level %d, the next event cut after %d of its %d bytes: %v", level, k, len(chunks[1]), err)
+			}
+			if !bytes.Equal(got, want[0]) {
+				t.Fatalf("level %d, cut after %d: %q, want %q", level, k, got, want[0])
+			}
+			if src.readAhead {
+				t.Fatalf("level %d, the next event cut after %d of its %d bytes: read before the rest was sent", level, k, len(chunks[1]))
+			}
+		}
 	}
 }
 

@@ -24,8 +24,10 @@ const (
 
 // inflate decodes into z.out until it has no room left, the member's
 // last block ends, or going on would wait for input with some output
-// decoded already: a stream flushed after each event is then read up to
-// its last event, not beyond.
+// decoded already: within a block, when the buffered input ends; between
+// blocks, always, as the next block may have arrived in part. A stream
+// flushed after each event is then read up to its last event, not
+// beyond.
 func (z *Reader) inflate() error {
 	start := z.w
 	for {
@@ -35,7 +37,7 @@ func (z *Reader) inflate() error {
 				z.state = stateEnd
 				return nil
 			}
-			if z.w > start && z.in.nbits < 3 && !z.in.buffered() {
+			if z.w > start { // the next block may not have arrived whole
 				return nil
 			}
 			if err := z.blockHeader(); err != nil {
