@@ -55,15 +55,20 @@ type roundTripperFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripperFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
 
-func gzipped(t *testing.T, s string) []byte {
-	t.Helper()
+// gzipped is s compressed as the API server compresses, with gzip at
+// level 1.
+func gzipped(tb testing.TB, s string) []byte {
+	tb.Helper()
 	var buf bytes.Buffer
-	w := stdgzip.NewWriter(&buf)
+	w, err := stdgzip.NewWriterLevel(&buf, 1)
+	if err != nil {
+		tb.Fatal(err)
+	}
 	if _, err := w.Write([]byte(s)); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	if err := w.Close(); err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	return buf.Bytes()
 }

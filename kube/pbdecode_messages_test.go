@@ -176,20 +176,8 @@ func TestReadOnlyDecodingSharesEqualMessages(t *testing.T) {
 // object.
 func TestReadOnlyDecodingMergesIntoItsOwnMessages(t *testing.T) {
 	o := readOnly(podType(false))
-	marshal := func(p *corev1.Pod) []byte {
-		b, err := p.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	decode := func(raw []byte) *corev1.Pod {
-		p := o.new()
-		if err := o.unmarshal(raw, p); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	marshal := func(p *corev1.Pod) []byte { return marshaled(t, p) }
+	decode := func(raw []byte) *corev1.Pod { return decodedWith(t, o, raw) }
 	// A Pod whose spec and security context are kept for sharing by its
 	// second decoding, so the earlier Pod holds the shared ones.
 	earlierRaw := marshal(&corev1.Pod{Spec: corev1.PodSpec{SecurityContext: &corev1.PodSecurityContext{RunAsGroup: new(int64(5))}}})
@@ -225,16 +213,10 @@ func TestReadOnlyDecodingKeepsDecimalMessagesApart(t *testing.T) {
 	pod := sharedPod(0)
 	pod.Spec.Volumes[0].EmptyDir = &corev1.EmptyDirVolumeSource{SizeLimit: new(resource.MustParse("123456789012345678901234567890"))}
 	pod.Spec.Volumes[0].ConfigMap = nil
-	raw, err := pod.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := marshaled(t, pod)
 	var kept []*corev1.Pod
 	for range 3 {
-		got := o.new()
-		if err := o.unmarshal(raw, got); err != nil {
-			t.Fatal(err)
-		}
+		got := decodedWith(t, o, raw)
 		kept = append(kept, got)
 	}
 	runtime.KeepAlive(kept)

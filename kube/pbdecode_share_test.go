@@ -26,22 +26,36 @@ func podType(dropManaged bool) *objectType[*corev1.Pod] {
 // which must equal what the generated Unmarshal decodes.
 func decodeChecked(t *testing.T, o *objectType[*corev1.Pod], p *corev1.Pod) *corev1.Pod {
 	t.Helper()
-	raw, err := p.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := marshaled(t, p)
 	want := &corev1.Pod{}
 	if err := want.Unmarshal(raw); err != nil {
 		t.Fatal(err)
 	}
-	got := o.new()
-	if err := o.unmarshal(raw, got); err != nil {
-		t.Fatal(err)
-	}
+	got := decodedWith(t, o, raw)
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("Pod %s decodes to\n%+v\nwant\n%+v", p.Name, got, want)
 	}
 	return got
+}
+
+// marshaled returns m's protobuf encoding.
+func marshaled(t *testing.T, m interface{ Marshal() ([]byte, error) }) []byte {
+	t.Helper()
+	raw, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return raw
+}
+
+// decodedWith decodes raw into a new object with o.
+func decodedWith[T Object](t *testing.T, o *objectType[T], raw []byte) T {
+	t.Helper()
+	obj := o.new()
+	if err := o.unmarshal(raw, obj); err != nil {
+		t.Fatal(err)
+	}
+	return obj
 }
 
 // mapID identifies a map: two objects share a map when their maps have
@@ -132,21 +146,9 @@ func TestReadOnlyDecodingSharesEqualMaps(t *testing.T) {
 // into the shared map the first run found.
 func TestReadOnlyDecodingMergesIntoItsOwnMap(t *testing.T) {
 	o := readOnly(configMapType())
-	marshal := func(cm *corev1.ConfigMap) []byte {
-		b, err := cm.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
+	marshal := func(cm *corev1.ConfigMap) []byte { return marshaled(t, cm) }
+	decode := func(raw []byte) *corev1.ConfigMap { return decodedWith(t, o, raw) }
 	first := marshal(&corev1.ConfigMap{Data: map[string]string{"a": "1"}})
-	decode := func(raw []byte) *corev1.ConfigMap {
-		cm := o.new()
-		if err := o.unmarshal(raw, cm); err != nil {
-			t.Fatal(err)
-		}
-		return cm
-	}
 	earlier := decode(first)
 	if again := decode(first); mapID(again.Data) != mapID(earlier.Data) {
 		t.Fatal("equal maps are not shared")
@@ -169,20 +171,8 @@ func TestReadOnlyDecodingMergesIntoItsOwnMap(t *testing.T) {
 // appended to a copy of the shared elements.
 func TestReadOnlyDecodingAppendsToItsOwnSlice(t *testing.T) {
 	o := readOnly(podType(false))
-	marshal := func(p *corev1.Pod) []byte {
-		b, err := p.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-	decode := func(raw []byte) *corev1.Pod {
-		p := o.new()
-		if err := o.unmarshal(raw, p); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	marshal := func(p *corev1.Pod) []byte { return marshaled(t, p) }
+	decode := func(raw []byte) *corev1.Pod { return decodedWith(t, o, raw) }
 	first := marshal(&corev1.Pod{Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "a"}}}})
 	earlier := decode(first)
 	if again := decode(first); &again.Spec.Containers[0] != &earlier.Spec.Containers[0] {
@@ -211,17 +201,11 @@ func TestReadOnlyDecodingKeepsDecimalQuantitiesApart(t *testing.T) {
 	o := readOnly(podType(false))
 	pod := readOnlyPod(0)
 	pod.Spec.Containers[0].Resources.Requests[corev1.ResourceCPU] = resource.MustParse("123456789012345678901234567890")
-	raw, err := pod.Marshal()
-	if err != nil {
-		t.Fatal(err)
-	}
+	raw := marshaled(t, pod)
 	var ids []uintptr
 	var kept []*corev1.Pod // alive, so that no map's address is reused
 	for range 3 {
-		got := o.new()
-		if err := o.unmarshal(raw, got); err != nil {
-			t.Fatal(err)
-		}
+		got := decodedWith(t, o, raw)
 		kept = append(kept, got)
 		ids = append(ids, mapID(got.Spec.Containers[0].Resources.Requests))
 	}

@@ -70,7 +70,7 @@ func (z *Reader) Reset(src io.Reader) error {
 	if z.out == nil {
 		z.out = make([]byte, outSize)
 	}
-	z.r, z.w, z.err = 0, 0, nil
+	z.r, z.w = 0, 0
 	z.err = z.member()
 	return z.err
 }
