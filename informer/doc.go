@@ -30,6 +30,10 @@
 // goroutine applies a watch event and notifies the handler itself whenever
 // the FIFO is idle and the processing goroutine has nothing to do: an
 // event then reaches its handler with one goroutine wakeup instead of two.
+// Likewise, when no handler's buffer is bounded with Block, the reflector's
+// goroutine applies a list into an empty cache (the first list, usually)
+// and pushes its notifications in batches itself, sparing the FIFO's
+// bookkeeping of each listed object.
 // What handlers are told is the same either way:
 //
 //   - an object new to the cache: OnAdd(obj, inInitialList), where
@@ -82,8 +86,8 @@
 // holds the whole batch, the handlers before the full one have it in
 // their buffers, those after it do not yet, and no later batch is
 // applied: the reflector goes on queueing the source's changes in the
-// DeltaFIFO, whose memory grows instead (it never applies an event itself
-// while a handler has a Block buffer). Nothing else waits: the cache
+// DeltaFIFO, whose memory grows instead (it never applies an event or a
+// list itself while a handler has a Block buffer). Nothing else waits: the cache
 // and listers are read as usual, the other handlers work through their
 // buffers, a handler added meanwhile receives the replay of the cache at
 // once (the batch included) and then the later changes, and removing the

@@ -21,7 +21,9 @@ func TestRecreatedObjectIsNotInInitialList(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// 1000 objects fill the first batch the informer pops; "z" is left
 		// for the second, so its deltas stay queued while the gate holds the
-		// first batch inside an index function.
+		// first batch inside an index function. The handler's Block buffer
+		// sends the list through the FIFO (a list the reflector applies
+		// itself is in the cache before the watch starts).
 		objs := make([]*obj, 0, 1001)
 		for i := range 1000 {
 			objs = append(objs, newObj(fmt.Sprintf("a%04d", i), i))
@@ -41,7 +43,7 @@ func TestRecreatedObjectIsNotInInitialList(t *testing.T) {
 		}}
 		inf := informer.New(src, opts)
 		rec := newRecorder()
-		mustAdd(t, inf, rec, informer.HandlerOptions{})
+		mustAdd(t, inf, rec, informer.HandlerOptions{Buffer: informer.BufferOptions{Size: 5000, Overflow: informer.Block}})
 		defer start(t, inf)()
 		synctest.Wait() // the first batch is held at the gate
 
@@ -52,6 +54,9 @@ func TestRecreatedObjectIsNotInInitialList(t *testing.T) {
 			t.Fatal(err)
 		}
 		synctest.Wait() // both watch events are queued behind z's initial delta
+		if q := inf.Stats().Queued; q != 1 {
+			t.Fatalf("Stats().Queued = %d while the first batch is held, want 1: ns/z", q)
+		}
 		close(gate)
 		synctest.Wait()
 

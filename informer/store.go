@@ -8,7 +8,8 @@ import (
 )
 
 // source is the reflector.Store the reflector of an informer writes into:
-// watch events go through route, lists and resyncs to the FIFO.
+// watch events go through route, lists through routeList, resyncs to the
+// FIFO.
 type source[T keys.Object] struct{ inf *Informer[T] }
 
 // Add routes the watch event of an object's creation.
@@ -20,14 +21,9 @@ func (s source[T]) Update(obj T) error { return s.inf.route(deltafifo.Updated, o
 // Delete routes the watch event of an object's deletion.
 func (s source[T]) Delete(obj T) error { return s.inf.route(deltafifo.Deleted, obj) }
 
-// Replace replaces the FIFO's content and, for a first list that queued
-// nothing (an empty source), marks the informer synced: no pop would.
+// Replace routes a list.
 func (s source[T]) Replace(items []T, resourceVersion string) error {
-	if err := s.inf.fifo.Replace(items, resourceVersion); err != nil {
-		return err
-	}
-	s.inf.checkSynced()
-	return nil
+	return s.inf.routeList(items, resourceVersion)
 }
 
 // Resync queues a resync of the cached objects.
