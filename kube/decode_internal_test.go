@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -111,6 +112,55 @@ func TestDirectListDecodesBothEncodings(t *testing.T) {
 		})
 	}
 }
+
+// TestDirectListItemsOfEverySize decodes a protobuf list whose items are
+// smaller than the reader's buffer, as large, and larger: an item that
+// fits is decoded from the buffer itself, which the following reads
+// overwrite, a larger one from a copy; every decoded item must keep its
+// own contents.
+func TestDirectListItemsOfEverySize(t *testing.T) {
+	const size = 4096 // the reader's buffer
+	o := configMapType()
+	list := &corev1.ConfigMapList{ListMeta: metav1.ListMeta{ResourceVersion: "9"}}
+	for n := range 40 {
+		cm := testConfigMap(fmt.Sprint("cm-", n))
+		cm.Data["v"] = strings.Repeat(string(rune('a'+n%26)), size-80+2*n)
+		list.Items = append(list.Items, *cm, *testConfigMap(fmt.Sprint("small-", n)))
+	}
+	body := encodeProtobuf(t, list.DeepCopy(), "ConfigMapList")
+	fits, larger := 0, 0
+	for _, cm := range list.Items {
+		if cm.Size() <= size {
+			fits++
+		} else {
+			larger++
+		}
+	}
+	if fits <= len(list.Items)/2 || larger == 0 {
+		t.Fatalf("%d items fit the buffer and %d do not: the test lost its point", fits, larger)
+	}
+	for _, chunk := range []func(io.Reader) io.Reader{nil, iotest.HalfReader, iotest.OneByteReader} {
+		var r io.Reader = bytes.NewReader(body)
+		if chunk != nil {
+			r = chunk(r)
+		}
+		items, _, err := o.protobufList(bufio.NewReaderSize(r, size))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(items) != len(list.Items) {
+			t.Fatalf("decoded %d items, want %d", len(items), len(list.Items))
+		}
+		for i, cm := range items {
+			if !reflect.DeepEqual(*cm, list.Items[i]) {
+				t.Fatalf("item %d (%d bytes) decoded to %q/%q, want %q/%q", i, list.Items[i].Size(), cm.Name, abbreviated(cm.Data["v"]), list.Items[i].Name, abbreviated(list.Items[i].Data["v"]))
+			}
+		}
+	}
+}
+
+// abbreviated returns s cut to 20 bytes, for failure messages.
+func abbreviated(s string) string { return s[:min(len(s), 20)] }
 
 // TestDirectListRejects checks the errors of list responses that are not
 // lists of the source's objects.

@@ -17,11 +17,24 @@ type pbReader struct {
 	// remain is how many bytes of the message are left, or -1 for a
 	// message that ends with the stream.
 	remain int64
+	// viewed is the length of the value that value returned from r's
+	// buffer, read but not yet discarded.
+	viewed int
+}
+
+// release discards the value that value returned from the buffer, if
+// any. Every method that reads calls it first.
+func (p *pbReader) release() {
+	if p.viewed > 0 {
+		p.r.Discard(p.viewed) // cannot fail: Peek buffered them
+		p.viewed = 0
+	}
 }
 
 // field reads the next field's key. It returns io.EOF at the end of the
 // message.
 func (p *pbReader) field() (num, wire uint64, err error) {
+	p.release()
 	if p.remain == 0 {
 		return 0, 0, io.EOF
 	}
@@ -67,6 +80,7 @@ func (p *pbReader) byte() (byte, error) {
 // length reads the length of a bytes field's value, which must fit in
 // the message and be at most max.
 func (p *pbReader) length(max int64) (int64, error) {
+	p.release()
 	n, err := p.uvarint()
 	switch {
 	case err != nil:
@@ -77,24 +91,37 @@ func (p *pbReader) length(max int64) (int64, error) {
 	return int64(n), nil
 }
 
-// value reads a bytes field's value of n bytes into buf, reusing its
-// memory, and returns it.
-func (p *pbReader) value(buf []byte, n int64) ([]byte, error) {
-	if int64(cap(buf)) < n {
-		buf = make([]byte, n)
-	}
-	buf = buf[:n]
-	if _, err := io.ReadFull(p.r, buf); err != nil {
-		return buf, unexpectedEOF(err)
-	}
+// value reads a bytes field's value of n bytes and returns it; it stays
+// valid until the next read from the stream, by any pbReader. A value
+// that fits in the stream's buffer is not copied: what is returned is
+// the buffer's, discarded by the next read. A larger one is read into
+// *buf, whose memory is reused.
+func (p *pbReader) value(buf *[]byte, n int64) ([]byte, error) {
+	p.release()
 	if p.remain > 0 {
 		p.remain -= n
 	}
-	return buf, nil
+	if n <= int64(p.r.Size()) {
+		v, err := p.r.Peek(int(n))
+		if err != nil {
+			return nil, unexpectedEOF(err)
+		}
+		p.viewed = len(v)
+		return v, nil
+	}
+	if int64(cap(*buf)) < n {
+		*buf = make([]byte, n)
+	}
+	v := (*buf)[:n]
+	if _, err := io.ReadFull(p.r, v); err != nil {
+		return nil, unexpectedEOF(err)
+	}
+	return v, nil
 }
 
 // skip skips a field's value of wire type wire.
 func (p *pbReader) skip(wire uint64) error {
+	p.release()
 	var n int64
 	switch wire {
 	case 0:
@@ -161,12 +188,13 @@ func (o *objectType[T]) protobufList(r *bufio.Reader) ([]T, metav1.ListMeta, err
 		switch {
 		case num == 1 && wire == 2 && !typed:
 			n, err := unknown.length(maxFrame)
+			var v []byte
 			if err == nil {
-				buf, err = unknown.value(buf, n)
+				v, err = unknown.value(&buf, n)
 			}
 			if err == nil {
 				var av, k []byte
-				av, k, err = typeMeta(buf)
+				av, k, err = typeMeta(v)
 				apiVersion, kind = string(av), string(k)
 			}
 			if err != nil {
@@ -178,7 +206,7 @@ func (o *objectType[T]) protobufList(r *bufio.Reader) ([]T, metav1.ListMeta, err
 				return nil, meta, fmt.Errorf("%w: a list's contents before its type", errMalformed)
 			}
 			if kind == "Status" {
-				return nil, meta, protobufStatus(&unknown, buf)
+				return nil, meta, protobufStatus(&unknown, &buf)
 			}
 			if err := o.checkKind(apiVersion, kind, o.listKind); err != nil {
 				return nil, meta, err
@@ -188,7 +216,7 @@ func (o *objectType[T]) protobufList(r *bufio.Reader) ([]T, metav1.ListMeta, err
 				return nil, meta, err
 			}
 			list := pbReader{r: r, remain: n}
-			if items, err = o.protobufItems(&list, &meta, buf); err != nil {
+			if items, err = o.protobufItems(&list, &meta, &buf); err != nil {
 				return nil, meta, err
 			}
 			listed = true
@@ -208,8 +236,9 @@ func (o *objectType[T]) protobufList(r *bufio.Reader) ([]T, metav1.ListMeta, err
 }
 
 // protobufItems decodes the fields of a list message: its ListMeta into
-// meta and its items, each read into buf and decoded from there.
-func (o *objectType[T]) protobufItems(list *pbReader, meta *metav1.ListMeta, buf []byte) ([]T, error) {
+// meta and its items, each decoded from the stream's buffer, or from
+// *buf when larger.
+func (o *objectType[T]) protobufItems(list *pbReader, meta *metav1.ListMeta, buf *[]byte) ([]T, error) {
 	var items []T
 	for {
 		num, wire, err := list.field()
@@ -226,20 +255,21 @@ func (o *objectType[T]) protobufItems(list *pbReader, meta *metav1.ListMeta, buf
 			continue
 		}
 		n, err := list.length(maxFrame)
+		var v []byte
 		if err == nil {
-			buf, err = list.value(buf, n)
+			v, err = list.value(buf, n)
 		}
 		if err != nil {
 			return nil, err
 		}
 		if num == 1 {
-			if err := meta.Unmarshal(buf); err != nil {
+			if err := meta.Unmarshal(v); err != nil {
 				return nil, fmt.Errorf("%w: %v", errMalformed, err)
 			}
 			continue
 		}
 		obj := o.new()
-		if err := o.unmarshal(buf, obj); err != nil {
+		if err := o.unmarshal(v, obj); err != nil {
 			return nil, err
 		}
 		items = append(items, obj)
@@ -248,16 +278,17 @@ func (o *objectType[T]) protobufItems(list *pbReader, meta *metav1.ListMeta, buf
 
 // protobufStatus reads the Status a list response holds in place of the
 // list, and returns it as an error.
-func protobufStatus(unknown *pbReader, buf []byte) error {
+func protobufStatus(unknown *pbReader, buf *[]byte) error {
 	n, err := unknown.length(maxFrame)
+	var v []byte
 	if err == nil {
-		buf, err = unknown.value(buf, n)
+		v, err = unknown.value(buf, n)
 	}
 	if err != nil {
 		return err
 	}
 	var s metav1.Status
-	if err := s.Unmarshal(buf); err != nil {
+	if err := s.Unmarshal(v); err != nil {
 		return fmt.Errorf("%w: %v", errMalformed, err)
 	}
 	return statusError(&s)
