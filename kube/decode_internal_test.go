@@ -300,6 +300,63 @@ func TestDirectWatch(t *testing.T) {
 	}
 }
 
+// TestDirectWatchFramesOfEverySize reads a protobuf watch stream whose
+// frames are smaller than the reader's buffer, as large, and larger: a
+// frame that fits is decoded from the buffer itself, which the following
+// reads overwrite, a larger one from a copy; every decoded object must
+// keep its own contents.
+func TestDirectWatchFramesOfEverySize(t *testing.T) {
+	const size = 4096 // the reader's buffer
+	o := configMapType()
+	var want []*corev1.ConfigMap
+	var stream []byte
+	fits, larger := 0, 0
+	for n := range 40 {
+		for _, cm := range []*corev1.ConfigMap{testConfigMap(fmt.Sprint("cm-", n)), testConfigMap(fmt.Sprint("small-", n))} {
+			if n%2 == 0 && cm.Name[0] == 'c' {
+				cm.Data["v"] = strings.Repeat(string(rune('a'+n%26)), size-150+2*n)
+			}
+			frame := protobufFrame(t, "ADDED", cm.DeepCopy(), "ConfigMap")
+			if len(frame)-4 <= size {
+				fits++
+			} else {
+				larger++
+			}
+			want, stream = append(want, cm), append(stream, frame...)
+		}
+	}
+	if fits <= len(want)/2 || larger == 0 {
+		t.Fatalf("%d frames fit the buffer and %d do not: the test lost its point", fits, larger)
+	}
+	for _, chunk := range []func(io.Reader) io.Reader{nil, iotest.HalfReader, iotest.OneByteReader} {
+		var r io.Reader = bytes.NewReader(stream)
+		if chunk != nil {
+			r = chunk(r)
+		}
+		s := newProtobufStream(o, bufio.NewReaderSize(r, size))
+		var got []*corev1.ConfigMap
+		for {
+			ev, err := s.next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, ev.Object)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("decoded %d events, want %d", len(got), len(want))
+		}
+		for i, cm := range got {
+			cm.TypeMeta = metav1.TypeMeta{}
+			if !reflect.DeepEqual(cm, want[i]) {
+				t.Fatalf("event %d decoded to %q/%q, want %q/%q", i, cm.Name, abbreviated(cm.Data["v"]), want[i].Name, abbreviated(want[i].Data["v"]))
+			}
+		}
+	}
+}
+
 // TestDirectWatchStop stops a watch whose stream never ends: Next then
 // reports its end, and the goroutine reading the stream ends (the
 // package's TestMain checks for leaks).
