@@ -34,7 +34,8 @@
 // goroutine applies a list into an empty cache (the first list, usually)
 // and pushes its notifications in batches itself, sparing the FIFO's
 // bookkeeping of each listed object.
-// What handlers are told is the same either way:
+// What handlers are told is the same either way (but for the order of a
+// key listed twice: see Order below):
 //
 //   - an object new to the cache: OnAdd(obj, inInitialList), where
 //     inInitialList is set during the first list;
@@ -86,8 +87,9 @@
 // holds the whole batch, the handlers before the full one have it in
 // their buffers, those after it do not yet, and no later batch is
 // applied: the reflector goes on queueing the source's changes in the
-// DeltaFIFO, whose memory grows instead (it never applies an event or a
-// list itself while a handler has a Block buffer). Nothing else waits: the cache
+// DeltaFIFO, whose memory grows instead (it never applies an event
+// itself, nor starts applying a list, while a handler has a Block
+// buffer). Nothing else waits: the cache
 // and listers are read as usual, the other handlers work through their
 // buffers, a handler added meanwhile receives the replay of the cache at
 // once (the batch included) and then the later changes, and removing the
@@ -216,7 +218,9 @@
 //     changes of one object are delivered together, at the place of its
 //     oldest pending change. client-go's informers now use RealFIFO, which
 //     keeps arrival order across objects. Changes of one object are in
-//     order in both.
+//     order in both. A list the reflector applies itself is applied in
+//     list order: should the key function map two listed objects to one
+//     key, the second is an update in its own place, as with RealFIFO.
 //   - One goroutine and one mutex-guarded buffer per handler, with no
 //     allocation per notification; client-go uses three goroutines and two
 //     channel hops per handler.

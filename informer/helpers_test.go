@@ -11,6 +11,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
@@ -252,3 +253,19 @@ func quiet(t testing.TB) informer.Options[*obj] {
 
 // reflectorListAll lists everything, unpaginated.
 var reflectorListAll = reflector.ListOptions{}
+
+// holdAt returns a "value" index that holds the first indexing of the
+// object named name until gate is closed: the goroutine applying it
+// (the reflector's for a list it applies itself, else the processing
+// goroutine) waits there. Objects are indexed one at a time.
+func holdAt(name string) (indexers indexer.Indexers[*obj], gate chan struct{}) {
+	gate = make(chan struct{})
+	held := false
+	return indexer.Indexers[*obj]{"value": func(o *obj) ([]string, error) {
+		if !held && o.Name == name {
+			held = true
+			<-gate
+		}
+		return []string{fmt.Sprint(o.Value)}, nil
+	}}, gate
+}

@@ -36,7 +36,8 @@ type Informer[T keys.Object] struct {
 	cache *indexer.Indexer[T]
 	fifo  *deltafifo.DeltaFIFO[T]
 	// fifoKey and transform are the FIFO's key function and transform,
-	// which route applies itself to the watch events it applies.
+	// which route and routeList apply themselves to the watch events and
+	// lists they apply.
 	fifoKey   keys.Func[T]
 	transform func(T) (T, error)
 	// share is the source's reflector.Sharer, nil if it has none; see
@@ -75,13 +76,15 @@ type Informer[T keys.Object] struct {
 	detector *detector[T]
 
 	// deltaMu guards the cache's writes and isSynced's change: it is held
-	// while a batch of deltas (or a watch event, see route) is applied to
-	// the cache and the listeners to notify are read, and while a handler
-	// added after Run is pushed the replay of the cache and joins the
-	// listeners: the replay and the stream of notifications that follows
-	// it never overlap or leave a gap. It is taken after mu, never
-	// before, and never held while waiting for a handler: the
-	// notifications of a batch are pushed after it is released.
+	// while a batch of deltas (or a watch event or a batch of a list, see
+	// route.go) is applied to the cache and the listeners to notify are
+	// read, and while a handler added after Run is pushed the replay of
+	// the cache and joins the listeners: the replay and the stream of
+	// notifications that follows it never overlap or leave a gap. It is
+	// taken after mu, never before, and never held while waiting for a
+	// handler: the notifications of a batch are pushed after it is
+	// released, and a watch event's, pushed under it, only to a listener
+	// that never blocks.
 	deltaMu sync.Mutex
 	// listeners is the current set of listeners, replaced (copy on write)
 	// under mu, and under deltaMu too for additions after Run started.

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
@@ -31,16 +30,9 @@ func TestRecreatedObjectIsNotInInitialList(t *testing.T) {
 		objs = append(objs, newObj("z", 1))
 		src := newSource(t, memsource.Options[*obj]{}, objs...)
 
-		gate := make(chan struct{})
-		held := false
 		opts := quiet(t)
-		opts.Indexers = indexer.Indexers[*obj]{"value": func(o *obj) ([]string, error) {
-			if !held && o.Name == "a0000" {
-				held = true // index functions run on the informer's one processing goroutine
-				<-gate
-			}
-			return []string{fmt.Sprint(o.Value)}, nil
-		}}
+		var gate chan struct{}
+		opts.Indexers, gate = holdAt("a0000")
 		inf := informer.New(src, opts)
 		rec := newRecorder()
 		mustAdd(t, inf, rec, informer.HandlerOptions{Buffer: informer.BufferOptions{Size: 5000, Overflow: informer.Block}})

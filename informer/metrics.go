@@ -10,8 +10,8 @@ type Stats struct {
 	Cached int
 	// Queued is the number of keys whose deltas wait in the informer's
 	// DeltaFIFO for the processing goroutine (client-go's
-	// informer_queued_items). Watch events that the reflector's
-	// goroutine applies itself (see Run) are never queued.
+	// informer_queued_items). Watch events and lists that the
+	// reflector's goroutine applies itself (see Run) are never queued.
 	Queued int
 	// Reflector holds the counters of the informer's reflector; it is the
 	// zero value before Run.

@@ -27,8 +27,10 @@ import (
 //
 // Otherwise the event is queued in the FIFO for the processing goroutine.
 // The conditions read under deltaMu keep holding until it is released:
-// listeners change only under deltaMu once Run started, and the FIFO,
-// which only this goroutine feeds, stays idle until it records something.
+// listeners are added only under deltaMu once Run started (a removed one
+// is stopped before it leaves the set, and drops what it is pushed), and
+// the FIFO, which only this goroutine feeds, stays idle until it records
+// something.
 func (inf *Informer[T]) route(t deltafifo.DeltaType, obj T) error {
 	if inf.isSynced.Load() && inf.deltaMu.TryLock() {
 		if ls := *inf.listeners.Load(); direct(ls) && inf.fifo.Idle() {
@@ -96,33 +98,50 @@ func (inf *Informer[T]) applyEventLocked(t deltafifo.DeltaType, obj T, ls []*fan
 //     has to be inferred (a relist into a filled cache goes through the
 //     FIFO, which infers them);
 //   - nobody else holds the cache (deltaMu);
-//   - no handler's buffer is bounded with Block: the reflector must never
+//   - no handler's buffer is bounded with Block: the reflector does not
 //     wait for a handler. The notifications are pushed in batches, as the
 //     processing goroutine pushes them, so any number of handlers is fine;
 //   - the FIFO is idle: no earlier delta is queued or being processed.
 //
 // Otherwise the list replaces the FIFO's content. Either way, once the
 // first list has been applied, the informer is synced.
+//
+// The conditions are checked once, before the keys and transforms are
+// computed without deltaMu (a Transform is the user's code, and may take
+// its time). Only the reflector feeds the FIFO and, while it is idle,
+// writes the cache, so the cache stays empty and the FIFO idle until the
+// list is applied; but a handler may be added in the meantime, and if its
+// buffer is a Block one, a push to it may make the reflector wait, as the
+// processing goroutine would.
 func (inf *Informer[T]) routeList(items []T, rv string) error {
-	if inf.deltaMu.TryLock() {
-		if ls := *inf.listeners.Load(); !mayBlock(ls) && inf.cache.Len() == 0 && inf.fifo.Idle() {
-			err := inf.applyListLocked(items, rv, ls)
-			inf.deltaMu.Unlock()
-			if err != nil {
-				return err
-			}
-			inf.checkSynced()
-			return nil
+	if !inf.listAppliesHere() {
+		if err := inf.fifo.Replace(items, rv); err != nil {
+			return err
 		}
-		inf.deltaMu.Unlock()
+		// A first list that queued nothing (an empty source) is synced
+		// at once: no pop will check.
+		inf.checkSynced()
+		return nil
 	}
-	if err := inf.fifo.Replace(items, rv); err != nil {
+	keys, objs, err := inf.prepareList(items)
+	if err != nil {
 		return err
 	}
-	// A first list that queued nothing (an empty source) is synced at
-	// once: no pop will check.
+	if err := inf.applyList(keys, objs, rv); err != nil {
+		return err
+	}
 	inf.checkSynced()
 	return nil
+}
+
+// listAppliesHere reports whether the reflector applies a list itself
+// (see routeList).
+func (inf *Informer[T]) listAppliesHere() bool {
+	if !inf.deltaMu.TryLock() {
+		return false
+	}
+	defer inf.deltaMu.Unlock()
+	return !mayBlock(*inf.listeners.Load()) && inf.cache.Len() == 0 && inf.fifo.Idle()
 }
 
 // mayBlock reports whether a push to one of ls may wait for its handler.
@@ -130,12 +149,10 @@ func mayBlock[T any](ls []*fanout.Listener[T]) bool {
 	return slices.ContainsFunc(ls, (*fanout.Listener[T]).MayBlock)
 }
 
-// applyListLocked applies a list to the empty cache as the processing
-// goroutine would have applied the FIFO's deltas for it (key function and
-// transform included) and pushes the notifications to ls. Like the FIFO's
-// Replace, it computes every key and transform first, and applies nothing
-// if one fails. Requires deltaMu held, the cache empty and the FIFO idle.
-func (inf *Informer[T]) applyListLocked(items []T, rv string, ls []*fanout.Listener[T]) error {
+// prepareList returns the keys of a list's items and the items after the
+// transform, computed as the FIFO's Replace computes them: every key
+// and transform first, so that a failure applies nothing.
+func (inf *Informer[T]) prepareList(items []T) ([]string, []T, error) {
 	keys := make([]string, len(items))
 	objs := items
 	if inf.transform != nil {
@@ -144,28 +161,46 @@ func (inf *Informer[T]) applyListLocked(items []T, rv string, ls []*fanout.Liste
 	for i, obj := range items {
 		key, err := inf.fifoKey(obj)
 		if err != nil {
-			return fmt.Errorf("informer: list item %d: computing key: %w", i, err)
+			return nil, nil, fmt.Errorf("informer: list item %d: computing key: %w", i, err)
 		}
 		if inf.transform != nil {
 			if obj, err = inf.transform(obj); err != nil {
-				return fmt.Errorf("informer: list item %d: transforming %q: %w", i, key, err)
+				return nil, nil, fmt.Errorf("informer: list item %d: transforming %q: %w", i, key, err)
 			}
 		}
 		keys[i], objs[i] = key, obj
 	}
-	// The FIFO, idle and knowing no object (the cache is empty), records
-	// the list without queueing anything: it must know whether the first
-	// list has come, for HasSynced and for InInitialList.
-	first := !inf.fifo.HasSynced() // an idle FIFO has synced once it has a list
-	if err := inf.fifo.Replace(nil, rv); err != nil {
-		return err
-	}
+	return keys, objs, nil
+}
+
+// applyList applies a prepared list to the empty cache as the processing
+// goroutine would have applied the FIFO's deltas for it, in batches of up
+// to batchSize objects: each is applied under deltaMu, and its
+// notifications are pushed, after deltaMu is released, to the handlers
+// there were then (see apply). The FIFO, idle and knowing no object (the
+// cache is empty), records the list without queueing anything: it must
+// know whether the first list has come, for HasSynced and for
+// InInitialList.
+func (inf *Informer[T]) applyList(keys []string, objs []T, rv string) error {
+	var first bool
 	ns := make([]fanout.Notification[T], 0, min(len(objs), batchSize))
-	for i, obj := range objs {
-		if n, ok := inf.applyDelta(keys[i], deltafifo.Delta[T]{Type: deltafifo.Replaced, Object: obj}, first); ok {
-			ns = append(ns, n)
+	for start := 0; start == 0 || start < len(objs); start += batchSize {
+		inf.deltaMu.Lock()
+		if start == 0 {
+			first = !inf.fifo.HasSynced() // an idle FIFO has synced once it recorded a list or a change
+			if err := inf.fifo.Replace(nil, rv); err != nil {
+				inf.deltaMu.Unlock()
+				return err
+			}
 		}
-		if len(ns) > 0 && (len(ns) == cap(ns) || i == len(objs)-1) {
+		for i := start; i < min(start+batchSize, len(objs)); i++ {
+			if n, ok := inf.applyDelta(keys[i], deltafifo.Delta[T]{Type: deltafifo.Replaced, Object: objs[i]}, first); ok {
+				ns = append(ns, n)
+			}
+		}
+		ls := *inf.listeners.Load()
+		inf.deltaMu.Unlock()
+		if len(ns) > 0 {
 			for _, l := range ls {
 				l.Push(ns)
 			}

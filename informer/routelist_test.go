@@ -13,7 +13,6 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/memsource"
 )
@@ -45,16 +44,9 @@ func TestListPath(t *testing.T) {
 					objs[i] = newObj(fmt.Sprintf("o%04d", i), i)
 				}
 				src := newSource(t, memsource.Options[*obj]{}, objs...)
-				gate := make(chan struct{})
-				held := false
 				opts := quiet(t)
-				opts.Indexers = indexer.Indexers[*obj]{"value": func(o *obj) ([]string, error) {
-					if !held && o.Name == "o0000" {
-						held = true // the first list's objects are indexed on one goroutine
-						<-gate
-					}
-					return []string{fmt.Sprint(o.Value)}, nil
-				}}
+				var gate chan struct{}
+				opts.Indexers, gate = holdAt("o0000")
 				inf := informer.New(src, opts)
 				var recs []*recorder
 				var regs []*informer.Registration[*obj]
@@ -177,6 +169,105 @@ func TestRelistIntoEmptyCacheIsNotInitial(t *testing.T) {
 		outage(src, func() { create(t, src, "b", 2) })
 
 		want := []string{"add ns/a v1 initial=true", "delete ns/a v1 inferred", "add ns/b v2 initial=false"}
+		if diff := cmp.Diff(want, rec.take()); diff != "" {
+			t.Errorf("notifications mismatch (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// An informer stopped while its reflector applies a list: the handler
+// does not get the rest of the list, and its registration never reports
+// synced.
+func TestStopDuringListLeavesRegistrationUnsynced(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		objs := make([]*obj, 3000)
+		for i := range objs {
+			objs[i] = newObj(fmt.Sprintf("o%04d", i), i)
+		}
+		src := newSource(t, memsource.Options[*obj]{}, objs...)
+		opts := quiet(t)
+		var gate chan struct{}
+		opts.Indexers, gate = holdAt("o0500")
+		inf := informer.New(src, opts)
+		rec := newRecorder()
+		reg := mustAdd(t, inf, rec, informer.HandlerOptions{})
+		stop := start(t, inf)
+		synctest.Wait() // the list is held at o0500
+		stopped := make(chan struct{})
+		go func() { stop(); close(stopped) }()
+		synctest.Wait() // Run waits for the reflector
+		close(gate)
+		<-stopped
+
+		if got := len(rec.take()); got == len(objs) {
+			t.Fatalf("the handler got all %d adds: the stop came too late for the test's point", got)
+		}
+		if reg.HasSynced() {
+			t.Error("Registration.HasSynced() = true after a stop that cut the list short")
+		}
+	})
+}
+
+// The Transform runs before the reflector takes the cache's lock: a
+// handler added while a list is being transformed is not held up by it,
+// and then receives the whole list. (No synctest bubble: a goroutine
+// blocked on a mutex, as AddEventHandler would be, never lets it settle.)
+func TestListTransformDoesNotHoldHandlers(t *testing.T) {
+	objs := make([]*obj, 1500)
+	for i := range objs {
+		objs[i] = newObj(fmt.Sprintf("o%04d", i), i)
+	}
+	src := newSource(t, memsource.Options[*obj]{}, objs...)
+	opts := quiet(t)
+	reached, gate := make(chan struct{}), make(chan struct{})
+	held := false
+	opts.Transform = func(o *obj) (*obj, error) {
+		if !held && o.Name == "o0100" {
+			held = true // transforms run on the reflector's goroutine
+			close(reached)
+			<-gate
+		}
+		return o, nil
+	}
+	inf := informer.New(src, opts)
+	mustAdd(t, inf, newRecorder(), informer.HandlerOptions{})
+	start(t, inf)
+	<-reached // the list's transform is held at o0100
+
+	late := newRecorder()
+	added := make(chan *informer.Registration[*obj])
+	go func() { added <- mustAdd(t, inf, late, informer.HandlerOptions{}) }()
+	var reg *informer.Registration[*obj]
+	select {
+	case reg = <-added:
+	case <-time.After(time.Minute):
+		t.Fatal("AddEventHandler still waits for the list's transform after a minute")
+	}
+	close(gate)
+	if err := reg.WaitForSync(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(late.values()); got != len(objs) {
+		t.Errorf("the handler added during the list has %d objects, want %d", got, len(objs))
+	}
+}
+
+// Two listed objects that the KeyFunc maps to one key (the source never
+// lists one object twice) are applied in list order when the reflector
+// applies the list: the second is an update, after the objects listed
+// between them.
+func TestListWithRepeatedKeyIsAppliedInListOrder(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := newSource(t, memsource.Options[*obj]{},
+			&obj{Namespace: "ns1", Name: "a", Value: 1}, &obj{Namespace: "ns1", Name: "b", Value: 2}, &obj{Namespace: "ns2", Name: "a", Value: 3})
+		opts := quiet(t)
+		opts.KeyFunc = func(o *obj) (string, error) { return o.Name, nil }
+		inf := informer.New(src, opts)
+		rec := newRecorder()
+		mustAdd(t, inf, rec, informer.HandlerOptions{})
+		start(t, inf)
+		synctest.Wait()
+		want := []string{"add ns1/a v1 initial=true", "add ns1/b v2 initial=true", "update ns2/a v1->v3"}
 		if diff := cmp.Diff(want, rec.take()); diff != "" {
 			t.Errorf("notifications mismatch (-want +got):\n%s", diff)
 		}

@@ -20,7 +20,8 @@ const batchSize = 1000
 // a DeltaFIFO, a processing goroutine applies the FIFO's deltas to the
 // cache and hands the notifications to each handler's buffer (the
 // reflector's goroutine does so itself for the watch events that find
-// nothing else going on, as route details), and
+// nothing else going on, and for a list into an empty cache, as route.go
+// details), and
 // one goroutine per handler calls it. Run blocks until ctx ends, and returns
 // only after every goroutine it started has exited (including handler
 // calls in progress). It returns nil then, unless the cache mutation

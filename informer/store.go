@@ -36,7 +36,7 @@ type projectingStore[S, T keys.Object] struct {
 	next    source[T]
 }
 
-// Add projects and queues an addition.
+// Add projects and routes an addition.
 func (s projectingStore[S, T]) Add(obj S) error {
 	t, err := s.apply(obj)
 	if err != nil {
@@ -45,7 +45,7 @@ func (s projectingStore[S, T]) Add(obj S) error {
 	return s.next.Add(t)
 }
 
-// Update projects and queues an update.
+// Update projects and routes an update.
 func (s projectingStore[S, T]) Update(obj S) error {
 	t, err := s.apply(obj)
 	if err != nil {
@@ -54,7 +54,7 @@ func (s projectingStore[S, T]) Update(obj S) error {
 	return s.next.Update(t)
 }
 
-// Delete projects and queues a deletion.
+// Delete projects and routes a deletion.
 func (s projectingStore[S, T]) Delete(obj S) error {
 	t, err := s.apply(obj)
 	if err != nil {
@@ -63,8 +63,8 @@ func (s projectingStore[S, T]) Delete(obj S) error {
 	return s.next.Delete(t)
 }
 
-// Replace projects every item, then replaces the FIFO's content; a
-// projection error leaves the FIFO unchanged.
+// Replace projects every item, then routes the list; a projection error
+// leaves the FIFO and the cache unchanged.
 func (s projectingStore[S, T]) Replace(items []S, resourceVersion string) error {
 	ts := make([]T, len(items))
 	for i, obj := range items {

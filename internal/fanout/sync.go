@@ -2,11 +2,15 @@ package fanout
 
 // MarkUpstreamSynced records that the listener has been pushed every
 // initial-list add it will receive: Synced is closed once they have all
-// been delivered (or merged away by a Coalesce buffer).
+// been delivered (or merged away by a Coalesce buffer). A stopped
+// listener dropped whatever was pushed after its stop, so it is never
+// synced by this mark.
 func (l *Listener[T]) MarkUpstreamSynced() {
 	l.mu.Lock()
-	l.upstreamSynced = true
-	l.checkSyncedLocked()
+	if !l.stopped {
+		l.upstreamSynced = true
+		l.checkSyncedLocked()
+	}
 	l.mu.Unlock()
 }
 

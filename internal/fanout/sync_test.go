@@ -64,3 +64,20 @@ func TestSyncTracksInitialAdds(t *testing.T) {
 		})
 	}
 }
+
+// A listener stopped before the initial list was all pushed dropped the
+// rest: marking it synced afterwards does not close Synced.
+func TestStoppedListenerNeverSyncs(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := start(t, newReceiver(true), fanout.Options{})
+		l.Push([]fanout.Notification[int]{initialAdd("a", 1)})
+		synctest.Wait()
+		l.Stop()
+		l.Push([]fanout.Notification[int]{initialAdd("b", 1)}) // dropped
+		l.MarkUpstreamSynced()
+		synctest.Wait()
+		if closed(l.Synced()) {
+			t.Error("Synced closed for a listener stopped before the initial list ended")
+		}
+	})
+}
