@@ -36,6 +36,16 @@ func newObj(name string, value int) *obj {
 	return &obj{Namespace: "ns", Name: name, Value: value}
 }
 
+// numbered returns n objects named prefix0000, prefix0001, ..., each
+// valued its number.
+func numbered(prefix string, n int) []*obj {
+	objs := make([]*obj, n)
+	for i := range objs {
+		objs[i] = newObj(fmt.Sprintf("%s%04d", prefix, i), i)
+	}
+	return objs
+}
+
 // newSource returns an in-memory source holding objs.
 func newSource(t testing.TB, opts memsource.Options[*obj], objs ...*obj) *memsource.Source[*obj] {
 	t.Helper()

@@ -1,7 +1,6 @@
 package informer_test
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -23,11 +22,7 @@ func TestRecreatedObjectIsNotInInitialList(t *testing.T) {
 		// first batch inside an index function. The handler's Block buffer
 		// sends the list through the FIFO (a list the reflector applies
 		// itself is in the cache before the watch starts).
-		objs := make([]*obj, 0, 1001)
-		for i := range 1000 {
-			objs = append(objs, newObj(fmt.Sprintf("a%04d", i), i))
-		}
-		objs = append(objs, newObj("z", 1))
+		objs := append(numbered("a", 1000), newObj("z", 1))
 		src := newSource(t, memsource.Options[*obj]{}, objs...)
 
 		opts := quiet(t)

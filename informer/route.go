@@ -69,23 +69,39 @@ func direct[T any](ls []*fanout.Listener[T]) bool {
 // goroutine would have (key function and transform included) and pushes
 // its notification to ls. Requires deltaMu held.
 func (inf *Informer[T]) applyEventLocked(t deltafifo.DeltaType, obj T, ls []*fanout.Listener[T]) error {
+	key, obj, err := inf.prepare(obj)
+	if err != nil {
+		return fmt.Errorf("informer: %w", err)
+	}
+	if n, ok := inf.applyDelta(key, deltafifo.Delta[T]{Type: t, Object: obj}, false); ok {
+		push(ls, []fanout.Notification[T]{n})
+	}
+	return nil
+}
+
+// prepare returns obj's key and obj after the transform, as the FIFO
+// computes them for what it records.
+func (inf *Informer[T]) prepare(obj T) (string, T, error) {
 	key, err := inf.fifoKey(obj)
 	if err != nil {
-		return fmt.Errorf("informer: computing key: %w", err)
+		return "", obj, fmt.Errorf("computing key: %w", err)
 	}
 	if inf.transform != nil {
 		if obj, err = inf.transform(obj); err != nil {
-			return fmt.Errorf("informer: transforming %q: %w", key, err)
+			return "", obj, fmt.Errorf("transforming %q: %w", key, err)
 		}
 	}
-	n, ok := inf.applyDelta(key, deltafifo.Delta[T]{Type: t, Object: obj}, false)
-	if ok {
-		ns := [1]fanout.Notification[T]{n}
-		for _, l := range ls {
-			l.Push(ns[:])
-		}
+	return key, obj, nil
+}
+
+// push hands the notifications ns to every listener of ls.
+func push[T any](ls []*fanout.Listener[T], ns []fanout.Notification[T]) {
+	if len(ns) == 0 {
+		return
 	}
-	return nil
+	for _, l := range ls {
+		l.Push(ns)
+	}
 }
 
 // routeList takes a list, the source's complete content at version rv.
@@ -159,14 +175,9 @@ func (inf *Informer[T]) prepareList(items []T) ([]string, []T, error) {
 		objs = make([]T, len(items))
 	}
 	for i, obj := range items {
-		key, err := inf.fifoKey(obj)
+		key, obj, err := inf.prepare(obj)
 		if err != nil {
-			return nil, nil, fmt.Errorf("informer: list item %d: computing key: %w", i, err)
-		}
-		if inf.transform != nil {
-			if obj, err = inf.transform(obj); err != nil {
-				return nil, nil, fmt.Errorf("informer: list item %d: transforming %q: %w", i, key, err)
-			}
+			return nil, nil, fmt.Errorf("informer: list item %d: %w", i, err)
 		}
 		keys[i], objs[i] = key, obj
 	}
@@ -200,13 +211,9 @@ func (inf *Informer[T]) applyList(keys []string, objs []T, rv string) error {
 		}
 		ls := *inf.listeners.Load()
 		inf.deltaMu.Unlock()
-		if len(ns) > 0 {
-			for _, l := range ls {
-				l.Push(ns)
-			}
-			clear(ns)
-			ns = ns[:0]
-		}
+		push(ls, ns)
+		clear(ns)
+		ns = ns[:0]
 	}
 	return nil
 }

@@ -39,10 +39,7 @@ func TestListPath(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				objs := make([]*obj, 1001)
-				for i := range objs {
-					objs[i] = newObj(fmt.Sprintf("o%04d", i), i)
-				}
+				objs := numbered("o", 1001)
 				src := newSource(t, memsource.Options[*obj]{}, objs...)
 				opts := quiet(t)
 				var gate chan struct{}
@@ -180,10 +177,7 @@ func TestRelistIntoEmptyCacheIsNotInitial(t *testing.T) {
 // synced.
 func TestStopDuringListLeavesRegistrationUnsynced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		objs := make([]*obj, 3000)
-		for i := range objs {
-			objs[i] = newObj(fmt.Sprintf("o%04d", i), i)
-		}
+		objs := numbered("o", 3000)
 		src := newSource(t, memsource.Options[*obj]{}, objs...)
 		opts := quiet(t)
 		var gate chan struct{}
@@ -213,10 +207,7 @@ func TestStopDuringListLeavesRegistrationUnsynced(t *testing.T) {
 // and then receives the whole list. (No synctest bubble: a goroutine
 // blocked on a mutex, as AddEventHandler would be, never lets it settle.)
 func TestListTransformDoesNotHoldHandlers(t *testing.T) {
-	objs := make([]*obj, 1500)
-	for i := range objs {
-		objs[i] = newObj(fmt.Sprintf("o%04d", i), i)
-	}
+	objs := numbered("o", 1500)
 	src := newSource(t, memsource.Options[*obj]{}, objs...)
 	opts := quiet(t)
 	reached, gate := make(chan struct{}), make(chan struct{})

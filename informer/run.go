@@ -133,11 +133,7 @@ func (inf *Informer[T]) apply(items []deltafifo.Item[T]) error {
 	}
 	ls := *inf.listeners.Load()
 	inf.deltaMu.Unlock()
-	if len(ns) > 0 {
-		for _, l := range ls {
-			l.Push(ns)
-		}
-	}
+	push(ls, ns)
 	clear(ns) // do not pin objects until the next batch
 	inf.scratch = ns[:0]
 	return nil

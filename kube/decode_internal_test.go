@@ -64,11 +64,16 @@ type listDecoder func(*bufio.Reader) ([]*corev1.ConfigMap, metav1.ListMeta, erro
 // bytes decodes body, handing it to decode in pieces of the sizes
 // chunk gives (the whole body with nil).
 func (decode listDecoder) bytes(body []byte, chunk func(io.Reader) io.Reader) ([]*corev1.ConfigMap, metav1.ListMeta, error) {
-	var r io.Reader = bytes.NewReader(body)
-	if chunk != nil {
-		r = chunk(r)
+	return decode(bufio.NewReaderSize(chunked(body, chunk), 16))
+}
+
+// chunked returns a reader of body in pieces of the sizes chunk gives
+// (the whole body with nil).
+func chunked(body []byte, chunk func(io.Reader) io.Reader) io.Reader {
+	if chunk == nil {
+		return bytes.NewReader(body)
 	}
-	return decode(bufio.NewReaderSize(r, 16))
+	return chunk(bytes.NewReader(body))
 }
 
 // TestDirectListDecodesBothEncodings decodes a list in each encoding,
@@ -140,11 +145,7 @@ func TestDirectListItemsOfEverySize(t *testing.T) {
 		t.Fatalf("%d items fit the buffer and %d do not: the test lost its point", fits, larger)
 	}
 	for _, chunk := range []func(io.Reader) io.Reader{nil, iotest.HalfReader, iotest.OneByteReader} {
-		var r io.Reader = bytes.NewReader(body)
-		if chunk != nil {
-			r = chunk(r)
-		}
-		items, _, err := o.protobufList(bufio.NewReaderSize(r, size))
+		items, _, err := o.protobufList(bufio.NewReaderSize(chunked(body, chunk), size))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -329,11 +330,7 @@ func TestDirectWatchFramesOfEverySize(t *testing.T) {
 		t.Fatalf("%d frames fit the buffer and %d do not: the test lost its point", fits, larger)
 	}
 	for _, chunk := range []func(io.Reader) io.Reader{nil, iotest.HalfReader, iotest.OneByteReader} {
-		var r io.Reader = bytes.NewReader(stream)
-		if chunk != nil {
-			r = chunk(r)
-		}
-		s := newProtobufStream(o, bufio.NewReaderSize(r, size))
+		s := newProtobufStream(o, bufio.NewReaderSize(chunked(stream, chunk), size))
 		var got []*corev1.ConfigMap
 		for {
 			ev, err := s.next()

@@ -132,44 +132,19 @@ func (o *objectType[T]) decodeProtobuf(data []byte) (T, error) {
 // protobufStream reads the events of a protobuf watch stream.
 type protobufStream[T Object] struct {
 	o *objectType[T]
-	r *bufio.Reader
-	// viewed is the length of the frame decoded from r's buffer, read but
-	// not yet discarded: the next frame's read discards it.
-	viewed int
-	frame  []byte // a frame larger than r's buffer, reused: decoding copies what it keeps
+	viewer
+	frame []byte // a frame larger than the stream's buffer, reused: decoding copies what it keeps
 }
 
 func newProtobufStream[T Object](o *objectType[T], r *bufio.Reader) *protobufStream[T] {
-	return &protobufStream[T]{o: o, r: r}
-}
-
-// read reads a frame of n bytes. A frame that fits in the reader's
-// buffer is not copied: what is returned is the buffer's, discarded by
-// the next call of next. A larger one is read into s.frame.
-func (s *protobufStream[T]) read(n int) ([]byte, error) {
-	if n <= s.r.Size() {
-		frame, err := s.r.Peek(n)
-		if err == nil {
-			s.viewed = n
-		}
-		return frame, err
-	}
-	if cap(s.frame) < n {
-		s.frame = make([]byte, n)
-	}
-	s.frame = s.frame[:n]
-	_, err := io.ReadFull(s.r, s.frame)
-	return s.frame, err
+	return &protobufStream[T]{o: o, viewer: viewer{r: r}}
 }
 
 // next reads and decodes the next event. It returns io.EOF at the end of
 // the stream, and the reader's error if it fails.
 func (s *protobufStream[T]) next() (decodedEvent[T], error) {
 	var ev decodedEvent[T]
-	if s.viewed > 0 {
-		s.r.Discard(s.viewed) // cannot fail: Peek buffered them
-		s.viewed = 0
-	}
+	s.release() // the last frame
 	var size [4]byte
 	if _, err := io.ReadFull(s.r, size[:]); err != nil {
 		return ev, err
@@ -178,11 +153,8 @@ func (s *protobufStream[T]) next() (decodedEvent[T], error) {
 	if n > maxFrame {
 		return ev, fmt.Errorf("%w: a watch frame of %d bytes", errMalformed, n)
 	}
-	frame, err := s.read(int(n))
+	frame, err := s.read(int(n), &s.frame)
 	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
 		return ev, err
 	}
 	var object []byte

@@ -10,25 +10,56 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// pbReader reads the fields of a protobuf message from a stream, without
-// holding more of it than the field being read.
-type pbReader struct {
+// A viewer reads values of known lengths from a stream. A value that
+// fits in the stream's buffer is not copied: what read returns is the
+// buffer's, valid until the next read from the stream and discarded by
+// the viewer's next read or release. A larger value is read into
+// *scratch, whose memory is reused.
+type viewer struct {
 	r *bufio.Reader
-	// remain is how many bytes of the message are left, or -1 for a
-	// message that ends with the stream.
-	remain int64
-	// viewed is the length of the value that value returned from r's
-	// buffer, read but not yet discarded.
+	// viewed is the length of the value read last from r's buffer, not
+	// yet discarded.
 	viewed int
 }
 
-// release discards the value that value returned from the buffer, if
-// any. Every method that reads calls it first.
-func (p *pbReader) release() {
-	if p.viewed > 0 {
-		p.r.Discard(p.viewed) // cannot fail: Peek buffered them
-		p.viewed = 0
+// release discards the value read last from the buffer, if any.
+func (v *viewer) release() {
+	if v.viewed > 0 {
+		v.r.Discard(v.viewed) // cannot fail: Peek buffered them
+		v.viewed = 0
 	}
+}
+
+// read reads a value of n bytes, reporting a stream that ends inside it
+// as io.ErrUnexpectedEOF.
+func (v *viewer) read(n int, scratch *[]byte) ([]byte, error) {
+	v.release()
+	if n <= v.r.Size() {
+		b, err := v.r.Peek(n)
+		if err != nil {
+			return nil, unexpectedEOF(err)
+		}
+		v.viewed = n
+		return b, nil
+	}
+	if cap(*scratch) < n {
+		*scratch = make([]byte, n)
+	}
+	b := (*scratch)[:n]
+	if _, err := io.ReadFull(v.r, b); err != nil {
+		return nil, unexpectedEOF(err)
+	}
+	return b, nil
+}
+
+// pbReader reads the fields of a protobuf message from a stream, without
+// holding more of it than the field being read. Every method that reads
+// releases the value read last first.
+type pbReader struct {
+	viewer
+	// remain is how many bytes of the message are left, or -1 for a
+	// message that ends with the stream.
+	remain int64
 }
 
 // field reads the next field's key. It returns io.EOF at the end of the
@@ -92,31 +123,13 @@ func (p *pbReader) length(max int64) (int64, error) {
 }
 
 // value reads a bytes field's value of n bytes and returns it; it stays
-// valid until the next read from the stream, by any pbReader. A value
-// that fits in the stream's buffer is not copied: what is returned is
-// the buffer's, discarded by the next read. A larger one is read into
-// *buf, whose memory is reused.
+// valid until the next read from the stream, by any pbReader (see
+// viewer).
 func (p *pbReader) value(buf *[]byte, n int64) ([]byte, error) {
-	p.release()
 	if p.remain > 0 {
 		p.remain -= n
 	}
-	if n <= int64(p.r.Size()) {
-		v, err := p.r.Peek(int(n))
-		if err != nil {
-			return nil, unexpectedEOF(err)
-		}
-		p.viewed = len(v)
-		return v, nil
-	}
-	if int64(cap(*buf)) < n {
-		*buf = make([]byte, n)
-	}
-	v := (*buf)[:n]
-	if _, err := io.ReadFull(p.r, v); err != nil {
-		return nil, unexpectedEOF(err)
-	}
-	return v, nil
+	return p.read(int(n), buf)
 }
 
 // skip skips a field's value of wire type wire.
@@ -172,7 +185,7 @@ func (o *objectType[T]) protobufList(r *bufio.Reader) ([]T, metav1.ListMeta, err
 	if _, err := io.ReadFull(r, prefix); err != nil || !bytes.Equal(prefix, protobufPrefix) {
 		return nil, meta, fmt.Errorf("%w: no protobuf prefix", errMalformed)
 	}
-	unknown := pbReader{r: r, remain: -1}
+	unknown := pbReader{viewer: viewer{r: r}, remain: -1}
 	var apiVersion, kind string
 	var items []T
 	var buf []byte
@@ -215,7 +228,7 @@ func (o *objectType[T]) protobufList(r *bufio.Reader) ([]T, metav1.ListMeta, err
 			if err != nil {
 				return nil, meta, err
 			}
-			list := pbReader{r: r, remain: n}
+			list := pbReader{viewer: viewer{r: r}, remain: n}
 			if items, err = o.protobufItems(&list, &meta, &buf); err != nil {
 				return nil, meta, err
 			}
