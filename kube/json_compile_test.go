@@ -9,6 +9,7 @@ import (
 	"io"
 	"math/rand"
 	"reflect"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -256,8 +257,60 @@ func FuzzJSONDecoder(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, n uint16, doc string) {
-		types[int(n)%len(types)].check(t, []byte(doc))
+		c := types[int(n)%len(types)]
+		c.check(t, []byte(doc))
+		c.checkStream(t, []byte(doc), []byte(mutateValue(rand.New(rand.NewSource(int64(len(doc)))), []byte(doc))))
 	})
+}
+
+// checkStream decodes first and then second, documents client-go decodes,
+// from one decoder that reads a few bytes at a time, as a list's items
+// are read, so that the decoder's buffer is reused between them; both
+// must equal client-go's decodings once both are decoded.
+func (c jsonType) checkStream(t testing.TB, first, second []byte) {
+	t.Helper()
+	docs := [][]byte{first, second}
+	want := make([]any, len(docs))
+	for i, doc := range docs {
+		want[i] = reflect.New(c.typ).Interface()
+		if kjson.UnmarshalCaseSensitivePreserveInts(doc, want[i]) != nil {
+			return
+		}
+	}
+	stream := append(append(slices.Clone(first), ' '), second...)
+	dec := jsontext.NewDecoder(&chunkReader{b: stream, n: 7}, c.codec.opts)
+	got := make([]any, len(docs))
+	for i := range docs {
+		v := reflect.New(c.typ)
+		c.in.mu.Lock()
+		err := c.codec.object(c.codec.meta, dec, v.UnsafePointer())
+		c.in.mu.Unlock()
+		if err != nil {
+			t.Fatalf("%v: document %d of a stream: %v\n%s", c.typ, i, err, docs[i])
+		}
+		got[i] = v.Interface()
+	}
+	overwrite(stream)
+	for i := range docs {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			t.Fatalf("%v: document %d of a stream decoded\n%#v\nclient-go decodes\n%#v", c.typ, i, got[i], want[i])
+		}
+	}
+}
+
+// A chunkReader reads b at most n bytes at a time.
+type chunkReader struct {
+	b []byte
+	n int
+}
+
+func (r *chunkReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.n)], r.b)
+	r.b = r.b[n:]
+	return n, nil
 }
 
 // Pods the JSON codec decodes share their repeated strings, in their spec

@@ -186,7 +186,7 @@ func (f *pbField) decode(in *interner, b []byte, i int, key uint64, q unsafe.Poi
 	case pbFieldsV1:
 		err = in.decodeFieldsV1(v, q, f.st)
 	case pbMapEntry:
-		return f.mp.entry(in, b, i-len(v), i, q)
+		_, err = f.mp.entry(in, b, i-len(v), i, q) // on at the entry's end, wherever it read to
 	}
 	return i, err
 }

@@ -69,15 +69,27 @@ type compiledType struct {
 }
 
 // decodeBoth decodes b with the generated Unmarshal and the compiled
-// decoder, each into a new value.
+// decoder, each into a new value; the compiled decoder reads a copy of b
+// that is overwritten once it returns, as a stream's buffer is.
 func (c compiledType) decodeBoth(in *interner, b []byte) (want, got any, wantErr, gotErr error) {
 	w := reflect.New(c.typ)
 	wantErr = w.Interface().(protobufUnmarshaler).Unmarshal(b)
 	g := reflect.New(c.typ)
+	buf := slices.Clone(b)
 	in.mu.Lock()
-	gotErr = c.pt.decode(in, b, g.UnsafePointer())
+	gotErr = c.pt.decode(in, buf, g.UnsafePointer())
 	in.mu.Unlock()
+	overwrite(buf)
 	return w.Interface(), g.Interface(), wantErr, gotErr
+}
+
+// overwrite changes every byte of buf, as the next read of a stream
+// changes its buffer: a decoded value that kept any of buf's memory no
+// longer equals what was decoded.
+func overwrite(buf []byte) {
+	for i := range buf {
+		buf[i] ^= 0xff
+	}
 }
 
 // check fails unless both decoders fail on b, or both succeed with equal

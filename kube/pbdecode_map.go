@@ -32,11 +32,29 @@ const (
 	pbMapResources           // corev1.ResourceList
 )
 
+// entryAt decodes the map entry whose value starts at b[i:], after its
+// key, into the map at q, and returns where the entry ends and where its
+// decoding stopped reading (see entry).
+func (m *pbMap) entryAt(in *interner, b []byte, i int, key uint64, q unsafe.Pointer) (post, reach int, err error) {
+	if key&7 != 2 {
+		return 0, 0, errProtobuf
+	}
+	v, post, err := pbBytesField(b, i)
+	if err != nil {
+		return 0, 0, err
+	}
+	reach, err = m.entry(in, b, post-len(v), post, q)
+	return post, reach, err
+}
+
 // entry decodes the map entry at b[i:post] into the map at q and returns
-// post. As in the generated code, the entry's fields are told apart by
-// number alone, read up to the end of the enclosing message, and a
+// where its decoding stopped reading: post, or past it when the entry's
+// last field runs past the entry's end. As in the generated code, the
+// entry's fields are told apart by number alone, a key's or value's bytes
+// are read up to the end of the enclosing message, not of the entry (so
+// that what an entry decodes to may depend on the bytes after it), and a
 // missing key or value is its zero value (bytes: empty, not nil).
-func (m *pbMap) entry(in *interner, b []byte, i, post int, q unsafe.Pointer) (int, error) {
+func (m *pbMap) entry(in *interner, b []byte, i, post int, q unsafe.Pointer) (reach int, err error) {
 	var key string
 	var str string
 	bs := []byte{}
@@ -113,7 +131,7 @@ func (m *pbMap) entry(in *interner, b []byte, i, post int, q unsafe.Pointer) (in
 	default:
 		m.set(q, key, str, bs, msg)
 	}
-	return post, nil
+	return i, nil
 }
 
 // set stores an entry in a map of any other type.

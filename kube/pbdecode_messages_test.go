@@ -12,15 +12,19 @@ import (
 )
 
 // decodeReadOnly decodes b as a source does for a read-only caller, into
-// a new value, and returns it with the generated Unmarshal's.
-func (c compiledType) decodeReadOnly(in *interner, b []byte) (want, got any, wantErr, gotErr error) {
+// a new value, and returns it with the generated Unmarshal's. The source's
+// decoder reads b from buf, a buffer reused for every message and
+// overwritten once the decoder returns, as a stream reader's is.
+func (c compiledType) decodeReadOnly(in *interner, buf *[]byte, b []byte) (want, got any, wantErr, gotErr error) {
 	w := reflect.New(c.typ)
 	wantErr = w.Interface().(protobufUnmarshaler).Unmarshal(b)
 	g := reflect.New(c.typ)
+	*buf = append((*buf)[:0], b...)
 	in.mu.Lock()
 	in.readOnly = true
-	gotErr = c.pt.decodeObject(in, c.typ, b, g.UnsafePointer())
+	gotErr = c.pt.decodeObject(in, c.typ, *buf, g.UnsafePointer())
 	in.mu.Unlock()
+	overwrite(*buf)
 	return w.Interface(), g.Interface(), wantErr, gotErr
 }
 
@@ -31,6 +35,7 @@ func (c compiledType) decodeReadOnly(in *interner, b []byte) (want, got any, wan
 type readOnlyCheck struct {
 	c                  compiledType
 	in                 *interner
+	buf                []byte // the stream's buffer, see decodeReadOnly
 	decoded, generated []any
 }
 
@@ -40,7 +45,7 @@ func newReadOnlyCheck(c compiledType) *readOnlyCheck {
 
 func (r *readOnlyCheck) check(t testing.TB, b []byte) {
 	t.Helper()
-	want, got, wantErr, gotErr := r.c.decodeReadOnly(r.in, b)
+	want, got, wantErr, gotErr := r.c.decodeReadOnly(r.in, &r.buf, b)
 	switch {
 	case (wantErr == nil) != (gotErr == nil):
 		t.Fatalf("%v: generated Unmarshal's error %v, read-only decoder's %v, on %x", r.c.typ, wantErr, gotErr, b)
@@ -222,5 +227,48 @@ func TestReadOnlyDecodingKeepsDecimalMessagesApart(t *testing.T) {
 	runtime.KeepAlive(kept)
 	if kept[0].Spec.Volumes[0].EmptyDir == kept[1].Spec.Volumes[0].EmptyDir || kept[1].Spec.Volumes[0].EmptyDir == kept[2].Spec.Volumes[0].EmptyDir {
 		t.Error("a message with a quantity in inf.Dec form was shared")
+	}
+}
+
+// protobufField returns field num (below 16) holding the
+// length-delimited value v (shorter than 128 bytes).
+func protobufField(num int, v ...byte) []byte {
+	return append([]byte{byte(num<<3 | 2), byte(len(v))}, v...)
+}
+
+// A map entry whose value runs past the entry's end, which the generated
+// Unmarshal reads up to the end of the enclosing message, decodes to
+// bytes that follow its run of entries: a read-only decoder that shared
+// the run by its own bytes gave a later object an earlier one's value.
+// Each case decodes messages whose run of entries is the same and whose
+// following bytes differ: every one decodes as the generated Unmarshal
+// does, and no object decoded earlier changes.
+func TestSharedRunIsDecodedFromItsOwnBytesOnly(t *testing.T) {
+	// overrun is field num holding a map entry of key "k" whose value,
+	// of n bytes, lies wholly past the entry.
+	overrun := func(num int, n byte) []byte { return protobufField(num, 0x0a, 0x01, 'k', 0x12, n) }
+	tests := []struct {
+		name string
+		typ  reflect.Type
+		msg  func(follow byte) []byte
+	}{{
+		// A ConfigMap's data (field 2), then its metadata (field 1)
+		// holding a name (field 1).
+		name: "top-level map", typ: reflect.TypeFor[corev1.ConfigMap](),
+		msg: func(follow byte) []byte { return append(overrun(2, 5), protobufField(1, 0x0a, 0x01, follow)...) },
+	}, {
+		// The labels (field 11) of a Binding's metadata (field 1), then
+		// the metadata's name: the case the fuzzer found.
+		name: "labels in metadata", typ: reflect.TypeFor[corev1.Binding](),
+		msg: func(follow byte) []byte { return protobufField(1, append(overrun(11, 3), 0x0a, 0x01, follow)...) },
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			check := newReadOnlyCheck(compiledType{tt.typ, compileProtobuf(tt.typ)})
+			for _, follow := range []byte{'a', 'a', 'b', 'a', 'c'} {
+				check.check(t, tt.msg(follow))
+			}
+			check.unchanged(t)
+		})
 	}
 }

@@ -23,6 +23,19 @@ import (
 // kilobytes, and building them costs far more than finding the run, one
 // hash of its bytes. An update that leaves a Pod's spec alone (a status
 // change) finds its containers.
+//
+// Invariant: a table holds a run only if its decoding read no byte
+// outside it, so that its bytes, compared in full at each lookup, are all
+// that decided what it decoded to. A message (an element) is decoded from
+// its own bytes only, but a map entry's key or value is read up to the
+// end of the enclosing message (see pbMap.entry): an entry that runs past
+// the run's end decodes to bytes of whatever follows, and such a run is
+// never kept. Whether a run reads past its end depends on its own bytes
+// alone, so a run found in the table does not either. The generated
+// Marshal never writes such an entry; only a corrupted or hand-made
+// message holds one. The table's keys are copies, and what a run decoded
+// to holds copies or shared strings, never the input's memory (see
+// pbType), so a buffer reused or changed after decoding changes nothing.
 
 // pbShareMaxBytes bounds the runs worth looking up: bigger ones are
 // data, rarely repeated, and costly to hash.
@@ -119,15 +132,23 @@ func (f *pbField) decodeShared(in *interner, b []byte, start int, key uint64, q 
 		f.setShared(in, q, found)
 		return end, true, nil
 	}
-	decimals := in.decimals
+	decimals, reach := in.decimals, end
 	for i := start; i < end; {
 		_, k, next, err := pbKey(b, i)
 		if err != nil {
 			return 0, false, err
 		}
-		if i, err = f.decode(in, b, next, k, q); err != nil {
+		read := 0
+		if f.op == pbMapEntry {
+			i, read, err = f.mp.entryAt(in, b, next, k, q)
+		} else {
+			i, err = f.decode(in, b, next, k, q)
+			read = i // a message is read from its own bytes only
+		}
+		if err != nil {
 			return 0, false, err
 		}
+		reach = max(reach, read)
 	}
 	var decoded pbRun
 	if f.op == pbMapEntry {
@@ -136,7 +157,7 @@ func (f *pbField) decodeShared(in *interner, b []byte, start int, key uint64, q 
 		h := (*sliceHeader)(q)
 		decoded = pbRun{p: h.data, n: h.len}
 	}
-	if in.decimals == decimals {
+	if in.decimals == decimals && reach == end {
 		f.runs.add(run, decoded)
 	}
 	f.setShared(in, q, decoded)
