@@ -17,7 +17,14 @@ import (
 // cached object's memory falls.
 //
 // It only rewrites objects it has just decoded, before anyone else sees
-// them. Strings are immutable, so sharing one is invisible. A field set
+// them. Strings are immutable, so sharing one is invisible.
+//
+// Invariant: the table, the sites' recent strings and the field sets hold
+// only memory of their own: copies of the bytes decoded (string(b),
+// SetRawBytes), or strings of objects already decoded, which their
+// decoders copied out of the input. The input is only ever compared with
+// them, through a view (unsafe.String) that nothing keeps; a string or
+// field set is returned only when it equals those bytes in full. A field set
 // (a *FieldsV1 and its bytes) is shared whole: objects from the cache are
 // never modified, and a Transform that edits managedFields replaces them
 // rather than writing into their bytes.
@@ -158,7 +165,9 @@ func (in *interner) str(s string, st *site) string {
 }
 
 // shared returns the copy of s that the site remembers or the table
-// holds, counting the lookup in the site's judgement.
+// holds, counting the lookup in the site's judgement. s may be a view of
+// the input: it is compared (Go's string equality, every byte) and looked
+// up, never kept.
 func (in *interner) shared(s string, st *site) (string, bool) {
 	if c, ok := st.seen(s); ok {
 		st.found(true)
@@ -194,6 +203,10 @@ func (in *interner) sharedFields(raw []byte, st *site, own func() *metav1.Fields
 	c, ok := in.fields[string(raw)]
 	st.found(ok)
 	if !ok {
+		// The key is the kept FieldsV1's own bytes, which no one writes:
+		// a field set is all a FieldsV1 holds, so equal keys are equal
+		// values, and decodeFieldsV1 replaces a shared one, never merges
+		// into it.
 		if len(in.fields) >= internMaxEntries {
 			clear(in.fields)
 		}

@@ -226,7 +226,10 @@ func (in *interner) fieldsV1(raw []byte, st *site) *metav1.FieldsV1 {
 
 // quantity decodes a Quantity message into q, as its Unmarshal does,
 // parsing each distinct quantity once: a message of only its string
-// field is looked up in the quantities parsed before. Only quantities
+// field is looked up in the quantities parsed before. The key is the
+// whole message, a copy of it when kept, so it holds every byte the
+// parse read; a kept Quantity holds an integer and its cached string, a
+// copy, nothing of the input. Only quantities
 // held in an integer are kept, since copies of one held in a decimal
 // would share it; none are if Quantity's layout is not the known one.
 func (in *interner) quantity(b []byte, q *resource.Quantity) error {

@@ -25,7 +25,10 @@ import (
 // struct field, a slice element) is copied, its own pointers, slices and
 // maps then shared.
 //
-// A message's bytes decide what it decodes to only if it is decoded into
+// A message is decoded from its own bytes only (the slice of its field's
+// value: nothing before or after it), and the table compares those bytes
+// in full at each lookup, so what it finds is what the message decodes
+// to. A message's bytes decide what it decodes to only if it is decoded into
 // a zero value: the generated code merges a field that appears twice into
 // what the first appearance decoded, and a merge into a shared message
 // would write into every object that shares it. The generated Marshal

@@ -26,6 +26,11 @@ import (
 // Code that edited a cached object's map would change every object
 // sharing it; editing cached objects is forbidden anyway, and the
 // informer's MutationDetector reports it.
+//
+// Invariant: a table holds maps of decoded objects, which hold no memory
+// of the input (their decoders copy it out); a hash only selects the
+// candidates, and a map is shared only when holds finds every entry of
+// the object's map in it, with an equal value, and no other.
 type mapSharer struct {
 	mu        sync.Mutex
 	seed      maphash.Seed
