@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
@@ -108,6 +109,10 @@ func FuzzReadOnlyProtobufDecoder(f *testing.F) {
 			b := c.marshalRandom(f, fill)
 			f.Add(uint16(i), b, b)
 		}
+	}
+	for _, oc := range overrunCases {
+		i := slices.IndexFunc(types, func(c compiledType) bool { return c.typ == oc.typ })
+		f.Add(uint16(i), oc.msg('a'), oc.msg('b'))
 	}
 	checks := make([]*readOnlyCheck, len(types))
 	for i, c := range types {
@@ -236,33 +241,37 @@ func protobufField(num int, v ...byte) []byte {
 	return append([]byte{byte(num<<3 | 2), byte(len(v))}, v...)
 }
 
-// A map entry whose value runs past the entry's end, which the generated
-// Unmarshal reads up to the end of the enclosing message, decodes to
-// bytes that follow its run of entries: a read-only decoder that shared
-// the run by its own bytes gave a later object an earlier one's value.
-// Each case decodes messages whose run of entries is the same and whose
-// following bytes differ: every one decodes as the generated Unmarshal
-// does, and no object decoded earlier changes.
+// overrunCases are messages holding a map entry whose value runs past
+// the entry's end, which the generated Unmarshal reads up to the end of
+// the enclosing message: what such an entry decodes to depends on the
+// bytes after its run of entries. Each case builds messages whose run is
+// the same and whose following bytes, follow, differ.
+var overrunCases = []struct {
+	name string
+	typ  reflect.Type
+	msg  func(follow byte) []byte
+}{{
+	// A ConfigMap's data (field 2), then its metadata (field 1) holding a
+	// name (field 1).
+	name: "top-level map", typ: reflect.TypeFor[corev1.ConfigMap](),
+	msg: func(follow byte) []byte { return append(overrunEntry(2, 5), protobufField(1, 0x0a, 0x01, follow)...) },
+}, {
+	// The labels (field 11) of a Binding's metadata (field 1), then the
+	// metadata's name: the case the fuzzer found.
+	name: "labels in metadata", typ: reflect.TypeFor[corev1.Binding](),
+	msg: func(follow byte) []byte { return protobufField(1, append(overrunEntry(11, 3), 0x0a, 0x01, follow)...) },
+}}
+
+// overrunEntry is field num holding a map entry of key "k" whose value,
+// of n bytes, lies wholly past the entry.
+func overrunEntry(num int, n byte) []byte { return protobufField(num, 0x0a, 0x01, 'k', 0x12, n) }
+
+// A read-only decoder that shared a run of map entries by its own bytes
+// gave a later object an earlier one's value when an entry ran past the
+// run (see overrunCases): every message decodes as the generated
+// Unmarshal does, and no object decoded earlier changes.
 func TestSharedRunIsDecodedFromItsOwnBytesOnly(t *testing.T) {
-	// overrun is field num holding a map entry of key "k" whose value,
-	// of n bytes, lies wholly past the entry.
-	overrun := func(num int, n byte) []byte { return protobufField(num, 0x0a, 0x01, 'k', 0x12, n) }
-	tests := []struct {
-		name string
-		typ  reflect.Type
-		msg  func(follow byte) []byte
-	}{{
-		// A ConfigMap's data (field 2), then its metadata (field 1)
-		// holding a name (field 1).
-		name: "top-level map", typ: reflect.TypeFor[corev1.ConfigMap](),
-		msg: func(follow byte) []byte { return append(overrun(2, 5), protobufField(1, 0x0a, 0x01, follow)...) },
-	}, {
-		// The labels (field 11) of a Binding's metadata (field 1), then
-		// the metadata's name: the case the fuzzer found.
-		name: "labels in metadata", typ: reflect.TypeFor[corev1.Binding](),
-		msg: func(follow byte) []byte { return protobufField(1, append(overrun(11, 3), 0x0a, 0x01, follow)...) },
-	}}
-	for _, tt := range tests {
+	for _, tt := range overrunCases {
 		t.Run(tt.name, func(t *testing.T) {
 			check := newReadOnlyCheck(compiledType{tt.typ, compileProtobuf(tt.typ)})
 			for _, follow := range []byte{'a', 'a', 'b', 'a', 'c'} {
