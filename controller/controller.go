@@ -49,7 +49,8 @@ type Options[K comparable] struct {
 
 	// Logger receives the controller's records, which carry its name
 	// ("controller") and, for a key, the key ("item" in the work queue's
-	// records). Nil means slog.Default.
+	// records), and is the parent of the loggers LoggerFrom returns in
+	// reconcile. Nil means slog.Default.
 	Logger *slog.Logger
 
 	// Metrics, if set, is called once, by New, with the controller's name
@@ -232,7 +233,8 @@ func (c *Controller[K]) stop(watches []watch) {
 	c.mu.Unlock()
 }
 
-// process is what the workers call for each key: reconcile, measured.
+// process is what the workers call for each key: reconcile, measured,
+// with the key's logger in its context.
 func (c *Controller[K]) process(ctx context.Context, key K) (res queue.Result, err error) {
 	c.mu.Lock()
 	c.reconciling++
@@ -246,6 +248,7 @@ func (c *Controller[K]) process(ctx context.Context, key K) (res queue.Result, e
 		c.metrics.observe(time.Since(start), res, err, !returned)
 		c.metrics.active.Add(-1)
 	}()
+	ctx = context.WithValue(ctx, loggerKey{}, c.logger.With("key", key))
 	res, err = c.reconcile(ctx, key)
 	returned = true
 	return res, err

@@ -63,7 +63,8 @@
 // rejects new work.
 //
 // Logs go through Options.Logger with the attribute controller=name; the
-// work queue's records name the key as item.
+// work queue's records name the key as item. Inside reconcile,
+// [LoggerFrom](ctx) returns that logger with the attribute key=key.
 //
 // # Differences from controller-runtime
 //
