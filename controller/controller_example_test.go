@@ -88,3 +88,37 @@ func Example_controller() {
 	// Run: <nil>
 	// succeeded: 3
 }
+
+// FooKey is a controller key of its own type: ForKey makes it from the
+// cache key, which a deletion always carries.
+type FooKey struct{ Namespace, Name string }
+
+func ExampleForKey() {
+	foos := memsource.New(memsource.Options[*Foo]{})
+	_, _ = foos.Create(&Foo{Namespace: "default", Name: "web"})
+	factory := informer.NewFactory(informer.FactoryOptions{})
+	fooInf := informer.For(factory, foos)
+
+	c := controller.New("foo", func(ctx context.Context, key FooKey) (queue.Result, error) {
+		fmt.Printf("reconcile %+v\n", key)
+		return queue.Result{}, nil
+	}, controller.Options[FooKey]{})
+	err := controller.ForKey(c, fooInf, func(key string) (FooKey, error) {
+		ns, name, err := keys.Split(key)
+		return FooKey{ns, name}, err
+	})
+	if err != nil {
+		fmt.Println(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	factory.Start(ctx)
+	done := make(chan error)
+	go func() { done <- c.Run(ctx) }()
+	_ = c.WaitIdle(ctx)
+	cancel()
+	<-done
+	_ = factory.Shutdown()
+	// Output:
+	// reconcile {Namespace:default Name:web}
+}
