@@ -22,6 +22,9 @@ var (
 	// ErrNoPrimary is returned by Run for a controller without a primary
 	// watch (For or ForKey), and by For and ForKey called a second time.
 	ErrNoPrimary = errors.New("controller: needs exactly one primary watch (For or ForKey)")
+
+	// errZero is the error of a zero Controller.
+	errZero = errors.New("controller: a zero Controller cannot be used: create it with New")
 )
 
 // Options holds the optional settings of a [Controller]. The zero value
@@ -68,7 +71,9 @@ type Options[K comparable] struct {
 // documentation for its guarantees.
 //
 // A Controller is safe for simultaneous use by multiple goroutines. Create
-// it with New, add its watches, then call Run once.
+// it with New, add its watches, then call Run once. A zero Controller
+// cannot be used: its Run, For, ForKey, Watches and WaitIdle return an
+// error that names New.
 type Controller[K comparable] struct {
 	name      string
 	reconcile func(context.Context, K) (queue.Result, error)
@@ -187,6 +192,9 @@ func (c *Controller[K]) HasSynced() bool {
 // stops before it syncs (its factory shut down, for example). A
 // controller runs once.
 func (c *Controller[K]) Run(ctx context.Context) error {
+	if c.queue == nil {
+		return errZero
+	}
 	c.mu.Lock()
 	switch {
 	case c.started:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -506,4 +507,26 @@ func TestWaitIdleContext(t *testing.T) {
 			t.Errorf("reconciled %v, want [ns/a]", got)
 		}
 	})
+}
+
+func TestZeroController(t *testing.T) {
+	e := newEnv(t, memsource.Options[*Bar]{})
+	var c controller.Controller[string]
+	errs := map[string]error{
+		"Run":      c.Run(t.Context()),
+		"For":      controller.For(&c, e.fooInf),
+		"Watches":  controller.Watches(&c, e.barInf, ownerOf),
+		"WaitIdle": c.WaitIdle(t.Context()),
+	}
+	for name, err := range errs {
+		if err == nil || !strings.Contains(err.Error(), "New") {
+			t.Errorf("%s on a zero Controller = %v, want an error naming New", name, err)
+		}
+	}
+	if c.HasSynced() {
+		t.Error("HasSynced() on a zero Controller = true")
+	}
+	if hs := e.fooInf.Stats().Handlers; len(hs) != 0 {
+		t.Errorf("a zero Controller registered handlers: %v", hs)
+	}
 }

@@ -27,7 +27,7 @@ func For[T keys.Object](c *Controller[string], inf *informer.Informer[T], preds 
 // string: keyOf makes the controller's key from the cache key of the
 // object, for every event, deletions of objects whose last state is
 // unknown included. An error of keyOf is logged with the cache key, and
-// nothing is queued.
+// nothing is queued. ForKey panics if keyOf is nil.
 func ForKey[T keys.Object, K comparable](c *Controller[K], inf *informer.Informer[T], keyOf func(key string) (K, error), preds ...Predicate[T]) error {
 	if keyOf == nil {
 		panic("controller: ForKey called with a nil key function")
@@ -46,7 +46,7 @@ func ForKey[T keys.Object, K comparable](c *Controller[K], inf *informer.Informe
 //
 // mapFn runs on the informer's handler goroutine for c, like any handler,
 // and must not modify the object. Watches fails with ErrStarted once Run
-// has started, and as inf.AddEventHandler does.
+// has started, and as inf.AddEventHandler does; it panics if mapFn is nil.
 func Watches[T keys.Object, K comparable](c *Controller[K], inf *informer.Informer[T], mapFn func(obj T) []K, preds ...Predicate[T]) error {
 	if mapFn == nil {
 		panic("controller: Watches called with a nil map function")
@@ -57,6 +57,9 @@ func Watches[T keys.Object, K comparable](c *Controller[K], inf *informer.Inform
 
 // addWatch registers h on inf for c, as its primary watch if primary.
 func addWatch[T keys.Object, K comparable](c *Controller[K], inf *informer.Informer[T], h informer.HandlerFuncs[T], primary bool) error {
+	if c.queue == nil {
+		return errZero
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	switch {

@@ -28,6 +28,9 @@ import (
 // so that every change made has reached the queue; WaitIdle waits on a
 // sync.Cond, which synctest sees as durably blocked.
 func (c *Controller[K]) WaitIdle(ctx context.Context) error {
+	if c.queue == nil {
+		return errZero
+	}
 	stop := context.AfterFunc(ctx, func() {
 		c.mu.Lock()
 		c.cond.Broadcast()
