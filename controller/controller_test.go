@@ -530,3 +530,30 @@ func TestZeroController(t *testing.T) {
 		t.Errorf("a zero Controller registered handlers: %v", hs)
 	}
 }
+
+func TestControllerAddedToRunningInformers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, memsource.Options[*Bar]{})
+		e.createFoo("a")
+		e.createBar("a-0", "a")
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		e.factory.Start(ctx)
+		if err := e.factory.WaitForSync(ctx); err != nil {
+			t.Fatal(err)
+		}
+		// The handlers, added late, receive a replay of the caches.
+		var r recorder
+		c := newController(t, e, &r, controller.Options[string]{})
+		e.run(c)
+		settle(t, c)
+		if diff := cmp.Diff([]string{"ns/a"}, r.take()); diff != "" {
+			t.Errorf("reconciled keys mismatch (-want +got):\n%s", diff)
+		}
+		e.createFoo("b")
+		settle(t, c)
+		if diff := cmp.Diff([]string{"ns/b"}, r.take()); diff != "" {
+			t.Errorf("reconciled keys mismatch (-want +got):\n%s", diff)
+		}
+	})
+}

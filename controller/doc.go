@@ -42,8 +42,10 @@
 //     informer's initial list; no reconcile runs before. The informers
 //     are run by their owner (an informer.Factory), not by the
 //     controller.
-//   - Idle. [Controller.WaitIdle] blocks until nothing is queued and no
-//     key is being processed, so that tests need no sleeps.
+//   - Idle. [Controller.WaitIdle] blocks until the workers run, nothing
+//     is queued and no key is being processed (keys waiting for a delay
+//     do not count), so that tests need no sleeps; in a testing/synctest
+//     bubble, after synctest.Wait, it also covers every change made.
 //   - Metrics. [Controller.Stats] is a snapshot of the counters
 //     controller-runtime exports (reconciles by result, errors, terminal
 //     errors, panics, reconcile time, workers), which Options.Metrics
