@@ -1,16 +1,18 @@
-// Package prometheus exports the metrics of typedcache's work queues and
-// informers to Prometheus. It is a module of its own, so that the core
+// Package prometheus exports the metrics of typedcache's work queues,
+// informers and controllers to Prometheus. It is a module of its own, so that the core
 // module depends on no metrics library.
 //
 // New registers every metric on a prometheus.Registerer; its Provider's
 // Queue method is a queue.Options.Metrics and its Informer method an
 // informer.Options.Metrics (or informer.FactoryOptions.Metrics, for every
-// informer of a factory):
+// informer of a factory), and its Controller method a
+// controller.Options.Metrics:
 //
 //	p, err := prometheus.New(registry)
 //	...
 //	factory := informer.NewFactory(informer.FactoryOptions{Metrics: p.Informer})
 //	q := queue.NewTypedRateLimitingQueue(limiter, queue.Options{Name: "foos", Metrics: p.Queue})
+//	c := controller.New("foo", reconcile, controller.Options[string]{Metrics: p.Controller, QueueMetrics: p.Queue})
 //
 // # Metrics
 //
@@ -67,17 +69,31 @@
 // full Coalesce buffer) and informer_handler_panics_total. Handlers that
 // share a name are added together.
 //
+// Controller metrics have controller-runtime's names and help texts,
+// labelled by controller, the controller's name, so that its dashboards
+// work: controller_runtime_reconcile_total (by result: success, error,
+// requeue, which never counts since queue.Result has no Requeue, and
+// requeue_after), controller_runtime_reconcile_errors_total,
+// controller_runtime_terminal_reconcile_errors_total,
+// controller_runtime_reconcile_panics_total,
+// controller_runtime_reconcile_time_seconds (controller-runtime's buckets),
+// controller_runtime_max_concurrent_reconciles and
+// controller_runtime_active_workers. A controller's work queue, given
+// QueueMetrics, exports the workqueue metrics under the controller's name,
+// as controller-runtime's does.
+//
 // # Cost
 //
-// Counters that change with every event are kept by the informer and the
-// queue themselves and read when Prometheus collects them; only the
+// Counters that change with every event are kept by the informer, the
+// queue and the controller themselves and read when Prometheus collects them; only the
 // queue's adds, retries, latencies and outcomes are pushed to Prometheus
 // as they happen, as client-go does.
 //
 // # Names
 //
-// Give queues and informers distinct names: one name exports one set of
-// gauges, the latest queue or informer registered under it (a queue or
-// informer made again after a restart replaces the old one). Counters of
+// Give queues, informers and controllers distinct names: one name
+// exports one set of gauges, the latest queue, informer or controller
+// registered under it (one made again after a restart replaces the old
+// one); a controller's counters, too, are those of the latest. Counters of
 // queues that share a name are added together.
 package prometheus

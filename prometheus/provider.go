@@ -6,20 +6,21 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// Provider creates the metrics of queues and informers and exports them
-// through the collectors New registered. It is safe for simultaneous use
+// Provider creates the metrics of queues, informers and controllers and
+// exports them through the collectors New registered. It is safe for simultaneous use
 // by multiple goroutines.
 type Provider struct {
-	queues    *queueMetrics
-	informers *informerCollector
+	queues      *queueMetrics
+	informers   *informerCollector
+	controllers *controllerCollector
 }
 
 // New returns a Provider whose metrics are registered on reg. It fails
 // as reg.Register does, for example when another Provider was registered
 // on reg already.
 func New(reg prometheus.Registerer) (*Provider, error) {
-	p := &Provider{queues: newQueueMetrics(), informers: newInformerCollector()}
-	for _, c := range append(p.queues.collectors(), p.informers) {
+	p := &Provider{queues: newQueueMetrics(), informers: newInformerCollector(), controllers: newControllerCollector()}
+	for _, c := range append(p.queues.collectors(), p.informers, p.controllers) {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
