@@ -35,8 +35,9 @@ type LeaderReporter interface {
 }
 
 // elect runs the Elector until ctx ends, with the leader-only runnables
-// run while this replica leads. When the Elector returns while ctx has
-// not ended, the manager fails with ErrLeadershipLost.
+// run while this replica leads. Leadership is kept until ctx ends, even
+// when the runnables have all returned nil. When the Elector returns
+// while ctx has not ended, the manager fails with ErrLeadershipLost.
 func (r *run) elect(ctx context.Context, el Elector, leaders []*entry) {
 	err := el.Run(ctx, func(ctx context.Context) error {
 		r.m.leading.Store(true)
@@ -46,6 +47,7 @@ func (r *run) elect(ctx context.Context, el Elector, leaders []*entry) {
 			r.start(ctx, &wg, e)
 		}
 		wg.Wait()
+		<-ctx.Done()
 		return nil
 	})
 	if ctx.Err() != nil {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/typedcache/typedcache/controller"
 )
@@ -160,4 +162,35 @@ func TestLeaderRunnableFailure(t *testing.T) {
 	if !errors.Is(err, errBoom) || errors.Is(err, controller.ErrLeadershipLost) {
 		t.Errorf("Run = %v, want errBoom alone", err)
 	}
+}
+
+// TestLeaderKeepsLeadingAfterRunnablesReturn: leader-only runnables that
+// finish their work do not end the term, nor the manager.
+func TestLeaderKeepsLeadingAfterRunnablesReturn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		el := newFakeElector()
+		close(el.elect)
+		m := controller.NewManager(nil, controller.ManagerOptions{Elector: el})
+		ran := make(chan struct{})
+		if err := m.Add(controller.RunnableFunc(func(context.Context) error {
+			close(ran)
+			return nil
+		})); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(t.Context())
+		done := runManager(ctx, m)
+		<-ran
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		select {
+		case err := <-done:
+			t.Fatalf("Run returned %v once the leader's runnables returned nil, want it to run until ctx ends", err)
+		default:
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run = %v, want nil", err)
+		}
+	})
 }
