@@ -85,10 +85,15 @@ func (m *Manager) readyChecks() checks {
 // syncError returns why the manager is not running with synced
 // informers, or nil.
 func (m *Manager) syncError() error {
-	switch {
-	case m.stopping.Load():
+	m.mu.Lock()
+	stopping := m.stopping
+	m.mu.Unlock()
+	select {
+	case <-stopping:
 		return errors.New("stopping")
-	case !m.synced.Load():
+	default:
+	}
+	if !m.synced.Load() {
 		return errors.New("informers not synced")
 	}
 	return nil

@@ -139,9 +139,12 @@ type Manager struct {
 	healthz   checks
 	readyz    checks
 
+	// stopping is closed when Run begins to stop: the context of its
+	// runnables ended. It is set, under mu, when Run starts.
+	stopping <-chan struct{}
 	// synced is set once the informers have synced and the runnables
-	// have been started; stopping once Run begins to stop.
-	synced, stopping atomic.Bool
+	// have been started.
+	synced atomic.Bool
 	// leading is set while the leader-only runnables run.
 	leading atomic.Bool
 }

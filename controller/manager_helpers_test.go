@@ -36,6 +36,7 @@ type fake struct {
 	name    string
 	always  bool          // runs on every replica
 	started chan struct{} // closed when Run starts
+	ctxDone chan struct{} // closed when Run sees its context end
 	exited  chan struct{} // closed when Run returns
 	fail    chan error    // an error sent here is returned by Run
 	// release, if not nil, keeps Run from returning after its context
@@ -49,7 +50,7 @@ type fake struct {
 }
 
 func newFake(name string) *fake {
-	return &fake{name: name, started: make(chan struct{}), exited: make(chan struct{}), fail: make(chan error, 1)}
+	return &fake{name: name, started: make(chan struct{}), ctxDone: make(chan struct{}), exited: make(chan struct{}), fail: make(chan error, 1)}
 }
 
 func (f *fake) Name() string             { return f.name }
@@ -66,6 +67,7 @@ func (f *fake) Run(ctx context.Context) error {
 	case err := <-f.fail:
 		return err
 	case <-ctx.Done():
+		close(f.ctxDone)
 	}
 	if f.release != nil {
 		<-f.release

@@ -38,7 +38,10 @@ func (m *Manager) Run(ctx context.Context) error {
 		m.mu.Unlock()
 		return ErrStarted
 	}
+	runCtx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	m.started = true
+	m.stopping = runCtx.Done()
 	entries := m.runnables
 	m.mu.Unlock()
 
@@ -46,8 +49,6 @@ func (m *Manager) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	runCtx, stop := context.WithCancelCause(ctx)
-	defer stop(nil)
 	r := &run{m: m, stop: stop}
 
 	var srv *http.Server
@@ -72,7 +73,6 @@ func (m *Manager) Run(ctx context.Context) error {
 		m.synced.Store(true)
 	}
 	<-runCtx.Done()
-	m.stopping.Store(true)
 	return r.shutdown(entries, srv, &serving)
 }
 
