@@ -235,3 +235,37 @@ func TestNoShutdownTimeout(t *testing.T) {
 		}
 	})
 }
+
+// TestShutdownTimeoutNamesInformers: informers that do not stop within
+// what remains of the timeout after the runnables stopped (a handler call
+// that does not return) are named too.
+func TestShutdownTimeoutNamesInformers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout = 5 * time.Second
+		src := memsource.New(memsource.Options[*Pod]{})
+		if _, err := src.Create(&Pod{Namespace: "ns", Name: "a"}); err != nil {
+			t.Fatal(err)
+		}
+		factory := informer.NewFactory(informer.FactoryOptions{})
+		release, handling := make(chan struct{}), make(chan struct{})
+		if _, err := informer.For(factory, src).AddEventHandler(informer.HandlerFuncs[*Pod]{
+			AddFunc: func(*Pod, bool) {
+				close(handling)
+				<-release
+			},
+		}); err != nil {
+			t.Fatal(err)
+		}
+		m := controller.NewManager(factory, controller.ManagerOptions{GracefulShutdownTimeout: timeout})
+		ctx, cancel := context.WithCancel(t.Context())
+		done := runManager(ctx, m)
+		<-handling
+		cancel()
+		err := <-done
+		if !errors.Is(err, controller.ErrShutdownTimeout) || !strings.HasSuffix(err.Error(), "still running: informers") {
+			t.Errorf("Run = %v, want ErrShutdownTimeout naming the informers", err)
+		}
+		close(release)
+		synctest.Wait()
+	})
+}
