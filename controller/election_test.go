@@ -194,3 +194,50 @@ func TestLeaderKeepsLeadingAfterRunnablesReturn(t *testing.T) {
 		}
 	})
 }
+
+// electorFunc is an Elector made of a function.
+type electorFunc func(ctx context.Context, lead func(context.Context) error) error
+
+func (f electorFunc) Run(ctx context.Context, lead func(context.Context) error) error {
+	return f(ctx, lead)
+}
+
+// TestRecampaign: with Recampaign, a lost leadership stops the
+// leader-only runnables, which run again in the next term, and Run goes
+// on until ctx ends.
+func TestRecampaign(t *testing.T) {
+	el := newFakeElector()
+	m := controller.NewManager(nil, controller.ManagerOptions{Elector: el, Recampaign: true})
+	started, stopped := make(chan struct{}), make(chan struct{})
+	if err := m.Add(controller.RunnableFunc(func(ctx context.Context) error {
+		started <- struct{}{}
+		<-ctx.Done()
+		stopped <- struct{}{}
+		return nil
+	})); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := runManager(ctx, m)
+	el.elect <- struct{}{}
+	<-started
+	el.lose <- errLost
+	<-stopped
+	el.elect <- struct{}{}
+	<-started // the second term
+	cancel()
+	<-stopped
+	if err := <-done; err != nil {
+		t.Errorf("Run = %v, want nil", err)
+	}
+}
+
+// TestRecampaignNeedsATerm: an Elector that fails without having led
+// fails Run even with Recampaign.
+func TestRecampaignNeedsATerm(t *testing.T) {
+	el := electorFunc(func(context.Context, func(context.Context) error) error { return errBoom })
+	m := controller.NewManager(nil, controller.ManagerOptions{Elector: el, Recampaign: true})
+	if err := m.Run(context.Background()); !errors.Is(err, controller.ErrLeadershipLost) || !errors.Is(err, errBoom) {
+		t.Errorf("Run = %v, want ErrLeadershipLost and the Elector's error", err)
+	}
+}
