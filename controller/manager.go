@@ -91,9 +91,10 @@ type ManagerOptions struct {
 // Run returns nil when its context ends, and otherwise the first error:
 // of a runnable, of the informers' sync, of the HTTP server, or
 // ErrLeadershipLost when the Elector returned, for example because
-// leadership was lost (see ManagerOptions.Recampaign). The first error stops everything else. Either
-// way Run stops the runnables first, then the informers (Factory.Shutdown),
-// then the HTTP server, and returns only after all of them have exited;
+// leadership was lost (see ManagerOptions.Recampaign). The first error
+// stops everything else. Either way Run stops the runnables first, then
+// the informers (Factory.Shutdown), then the HTTP server, and returns
+// only after all of them have exited;
 // its error joins, with errors.Join, the first error, those of the
 // runnables that failed while stopping, and every error of the informers
 // (Factory.Shutdown's: a *informer.CacheMutationError for each modified
