@@ -44,12 +44,9 @@ func (r *run) elect(ctx context.Context, el Elector, leaders []*entry) {
 		led := false
 		err := el.Run(ctx, func(ctx context.Context) error {
 			led = true
-			r.m.leading.Store(true)
 			defer r.m.leading.Store(false)
 			var wg sync.WaitGroup
-			for _, e := range leaders {
-				r.start(ctx, &wg, e)
-			}
+			r.start(ctx, &wg, leaders, &r.m.leading)
 			wg.Wait()
 			<-ctx.Done()
 			return nil

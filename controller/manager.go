@@ -152,7 +152,7 @@ type Manager struct {
 	// runnables ended. It is set, under mu, when Run starts.
 	stopping <-chan struct{}
 	// synced is set once the informers have synced and the runnables
-	// have been started.
+	// that run at once are marked running.
 	synced atomic.Bool
 	// leading is set while the leader-only runnables run.
 	leading atomic.Bool

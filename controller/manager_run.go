@@ -70,7 +70,6 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	if runCtx.Err() == nil {
 		r.startAll(runCtx, entries)
-		m.synced.Store(true)
 	}
 	<-runCtx.Done()
 	return r.shutdown(entries, srv, &serving)
@@ -92,17 +91,19 @@ func (m *Manager) listen() (net.Listener, error) {
 }
 
 // startAll starts the runnables: the leader-only ones inside the
-// Elector's Run when there is an Elector, and all the others at once.
+// Elector's Run when there is an Elector, and all the others at once; it
+// sets synced.
 func (r *run) startAll(ctx context.Context, entries []*entry) {
 	el := r.m.opts.Elector
-	var leaders []*entry
+	var now, leaders []*entry
 	for _, e := range entries {
 		if e.leader && el != nil {
 			leaders = append(leaders, e)
-			continue
+		} else {
+			now = append(now, e)
 		}
-		r.start(ctx, &r.wg, e)
 	}
+	r.start(ctx, &r.wg, now, &r.m.synced)
 	if el != nil {
 		r.electing.Store(true)
 		r.wg.Go(func() {
@@ -112,10 +113,22 @@ func (r *run) startAll(ctx context.Context, entries []*entry) {
 	}
 }
 
-// start runs e on a goroutine counted by wg until ctx ends. An error
-// other than ctx's own makes the manager fail.
-func (r *run) start(ctx context.Context, wg *sync.WaitGroup, e *entry) {
-	e.running.Store(true)
+// start runs each entry on a goroutine counted by wg until ctx ends, and
+// sets flag once they all count as running (so that readiness, which
+// flag gates, never misses one). An error other than ctx's own makes the
+// manager fail.
+func (r *run) start(ctx context.Context, wg *sync.WaitGroup, entries []*entry, flag *atomic.Bool) {
+	for _, e := range entries {
+		e.running.Store(true)
+	}
+	flag.Store(true)
+	for _, e := range entries {
+		r.spawn(ctx, wg, e)
+	}
+}
+
+// spawn runs e on a goroutine counted by wg until ctx ends.
+func (r *run) spawn(ctx context.Context, wg *sync.WaitGroup, e *entry) {
 	wg.Go(func() {
 		defer e.running.Store(false)
 		err := e.r.Run(ctx)
