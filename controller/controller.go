@@ -14,8 +14,9 @@ import (
 )
 
 var (
-	// ErrStarted reports a second call of Run, or a For or Watches made
-	// after Run started.
+	// ErrStarted reports a call made after Run that must come before it:
+	// a second Run of a Controller or a Manager, For, ForKey or Watches
+	// after the controller's Run, Manager.Add after the manager's Run.
 	ErrStarted = errors.New("controller: already started")
 	// ErrStopped is returned by WaitIdle once Run has returned.
 	ErrStopped = errors.New("controller: stopped")

@@ -21,6 +21,7 @@ type term struct {
 // candidate runs one Elector's Run on its own goroutine.
 type candidate struct {
 	id     string
+	el     *leader.Elector
 	link   *leasetest.Link
 	cancel context.CancelFunc
 	done   chan error // receives Run's result
@@ -38,6 +39,7 @@ func startCandidate(t *testing.T, s *leasetest.Store, id string, opts leader.Opt
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
+	c.el = el
 	ctx, cancel := context.WithCancel(context.Background())
 	c.cancel = cancel
 	go func() {

@@ -12,6 +12,11 @@
 // with a context that ends when leadership ends, and returns once the
 // function has returned.
 //
+// An Elector is a controller.Elector: set as ManagerOptions.Elector, it
+// makes a controller.Manager run its controllers on the leader only, and
+// its Leader method keeps the manager's /readyz failing until this
+// replica knows whether it leads.
+//
 // # Semantics
 //
 // Never two leaders at once. Given clocks that run at nearly the same

@@ -29,6 +29,9 @@ type Elector struct {
 	identity string
 	opts     Options
 	running  atomic.Bool
+	// leader is the holder the Lease named when this candidate last read
+	// or wrote it.
+	leader atomic.Pointer[string]
 }
 
 // New returns an Elector for the Lease called name in the namespace of
@@ -56,6 +59,18 @@ func New(leases coordinationv1client.LeaseInterface, name, identity string, opts
 
 // Identity returns the identity the elector campaigns as.
 func (e *Elector) Identity() string { return e.identity }
+
+// Leader returns the identity the Lease named when this candidate last
+// read or wrote it: its own while it leads, the leader's while it
+// follows, and "" before its first read and while the Lease is free. It
+// makes e a controller.LeaderReporter: a controller.Manager whose Elector
+// is e is ready once this replica knows whether it leads.
+func (e *Elector) Leader() string {
+	if p := e.leader.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
 
 // Run campaigns for the Lease until it holds it, then calls fn with a
 // context that is cancelled when leadership ends, and returns once fn has

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/kubernetes/fake"
 
+	"github.com/typedcache/typedcache/controller"
 	"github.com/typedcache/typedcache/kube/leader"
 )
 
@@ -41,4 +42,33 @@ func Example() {
 	// leading as replica-1
 	// Run returned <nil>
 	// released: true
+}
+
+// A controller.Manager runs its controllers on the replica that holds the
+// Lease; its informers run on every replica, so that a new leader starts
+// with warm caches. Losing the Lease makes the manager's Run return an
+// error wrapping leader.ErrLost, and the program exits.
+func Example_manager() {
+	cs := fake.NewClientset()
+	el, err := leader.New(cs.CoordinationV1().Leases("kube-system"), "my-controller", "replica-1", leader.Options{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	m := controller.NewManager(nil, controller.ManagerOptions{Elector: el}) // with the informer factory in a program
+	ctx, shutdown := context.WithCancel(context.Background())
+	err = m.Add(controller.RunnableFunc(func(ctx context.Context) error {
+		fmt.Println("controller running on", el.Leader())
+		shutdown()
+		<-ctx.Done()
+		return nil
+	}))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("Run returned", m.Run(ctx))
+	// Output:
+	// controller running on replica-1
+	// Run returned <nil>
 }

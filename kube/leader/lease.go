@@ -48,6 +48,7 @@ func (c *campaign) try(ctx context.Context, leading bool) result {
 		}
 		c.cur = l
 		c.seen.Observe(l)
+		c.saw(l)
 	}
 	if h := holder(c.cur); h != "" && h != c.e.identity {
 		if leading {
@@ -66,6 +67,7 @@ func (c *campaign) try(ctx context.Context, leading bool) result {
 		return result{err: fmt.Errorf("leader: update Lease %s: %w", c.e.name, err)}
 	}
 	c.cur = written
+	c.saw(written)
 	return result{held: true, sent: sent}
 }
 
@@ -79,7 +81,14 @@ func (c *campaign) create(ctx context.Context) result {
 		return result{err: fmt.Errorf("leader: create Lease %s: %w", c.e.name, err)}
 	}
 	c.cur = written
+	c.saw(written)
 	return result{held: true, sent: sent}
+}
+
+// saw records the holder l names as the one Leader reports.
+func (c *campaign) saw(l *coordinationv1.Lease) {
+	h := holder(l)
+	c.e.leader.Store(&h)
 }
 
 // claim makes l name this candidate as its holder, renewed now.
@@ -114,6 +123,7 @@ func (c *campaign) release(ctx context.Context) error {
 		if l, err = c.e.leases.Get(ctx, c.e.name, metav1.GetOptions{}); err != nil {
 			return fmt.Errorf("leader: release Lease %s: %w", c.e.name, err)
 		}
+		c.saw(l)
 	}
 	if holder(l) != c.e.identity {
 		return nil
@@ -122,9 +132,11 @@ func (c *campaign) release(ctx context.Context) error {
 	now := metav1.NowMicro()
 	l.Spec.HolderIdentity = nil
 	l.Spec.RenewTime = &now
-	if _, err := c.e.leases.Update(ctx, l, metav1.UpdateOptions{}); err != nil {
+	written, err := c.e.leases.Update(ctx, l, metav1.UpdateOptions{})
+	if err != nil {
 		return fmt.Errorf("leader: release Lease %s: %w", c.e.name, err)
 	}
+	c.saw(written)
 	return nil
 }
 

@@ -16,6 +16,12 @@
 // Every replica runs its informers over all the objects, as without
 // sharding; the reconcile function does not change.
 //
+// A Shard is a controller.Elector: set as ManagerOptions.Elector, it makes
+// a controller.Manager run its controllers inside Run, on every replica
+// at once, and keep the membership while they run. Each controller's
+// workers must still process its keys through the Shard's Work.Process;
+// the manager does not do it for them.
+//
 // # Semantics
 //
 // Ownership. A member owns key k under a set of members S when the
