@@ -37,32 +37,24 @@ type LeaderReporter interface {
 // elect runs the Elector until ctx ends, with the leader-only runnables
 // run while this replica leads. Leadership is kept until ctx ends, even
 // when the runnables have all returned nil. When the Elector returns
-// while ctx has not ended, the manager fails with ErrLeadershipLost, or,
-// with Recampaign and after a term, campaigns again.
+// while ctx has not ended, the manager fails with ErrLeadershipLost.
 func (r *run) elect(ctx context.Context, el Elector, leaders []*entry) {
-	for {
-		led := false
-		err := el.Run(ctx, func(ctx context.Context) error {
-			led = true
-			defer r.m.leading.Store(false)
-			var wg sync.WaitGroup
-			r.start(ctx, &wg, leaders, &r.m.leading)
-			wg.Wait()
-			<-ctx.Done()
-			return nil
-		})
-		switch {
-		case ctx.Err() != nil:
-			return
-		case led && r.m.opts.Recampaign:
-			continue
-		case err == nil:
-			r.fail(ErrLeadershipLost)
-		default:
-			r.fail(fmt.Errorf("%w: %w", ErrLeadershipLost, err))
-		}
+	err := el.Run(ctx, func(ctx context.Context) error {
+		defer r.m.leading.Store(false)
+		var wg sync.WaitGroup
+		r.start(ctx, &wg, leaders, &r.m.leading)
+		wg.Wait()
+		<-ctx.Done()
+		return nil
+	})
+	if ctx.Err() != nil {
 		return
 	}
+	if err == nil {
+		r.fail(ErrLeadershipLost)
+		return
+	}
+	r.fail(fmt.Errorf("%w: %w", ErrLeadershipLost, err))
 }
 
 // roleError returns why this replica does not know its role in the

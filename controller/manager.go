@@ -38,13 +38,6 @@ type ManagerOptions struct {
 	// the elected replica only. kube/leader's *Elector and kube/shard's
 	// *Shard are Electors.
 	Elector Elector
-	// Recampaign makes a Manager whose Elector returned after this
-	// replica had led (leadership was lost) campaign again, instead of
-	// failing Run with ErrLeadershipLost: the leader-only runnables have
-	// stopped, and run again in the next term, so each must allow Run to
-	// be called again once it returned. An Elector that returns without
-	// having led still fails Run.
-	Recampaign bool
 	// GracefulShutdownTimeout is how long Run waits, once its context
 	// ended or a runnable failed, for the runnables and then the
 	// informers to stop. Zero means DefaultGracefulShutdownTimeout;
@@ -88,10 +81,9 @@ type ManagerOptions struct {
 // Run returns nil when its context ends, and otherwise the first error:
 // of a runnable, of the informers' sync, of the HTTP server, or
 // ErrLeadershipLost when the Elector returned, for example because
-// leadership was lost (see ManagerOptions.Recampaign). The first error
-// stops everything else. Either way Run stops the runnables first, then
-// the informers (Factory.Shutdown), then the HTTP server, and returns
-// only after all of them have exited;
+// leadership was lost. The first error stops everything else. Either
+// way Run stops the runnables first, then the informers (Factory.Shutdown),
+// then the HTTP server, and returns only after all of them have exited;
 // its error joins, with errors.Join, the first error, those of the
 // runnables that failed while stopping, and every error of the informers
 // (Factory.Shutdown's: a *informer.CacheMutationError for each modified
@@ -130,8 +122,7 @@ type ManagerOptions struct {
 //
 //   - Runnables cannot be added once Run has begun.
 //   - Losing leadership makes Run return an error instead of exiting the
-//     process, so that main decides; or, with Recampaign, the manager
-//     campaigns again.
+//     process; main decides.
 //   - Readiness includes the informers' and the runnables' sync and the
 //     election role; controller-runtime's has only the checks added.
 //   - One listener serves health and metrics.
