@@ -103,14 +103,21 @@ func NewFactory(opts FactoryOptions) *Factory {
 // factory's defaults on the first call for that source. Later calls for
 // the same source (the same type and Identity, or the same source value;
 // see Factory) return the same informer; a call for another source of the
-// same type gets an informer of its own.
+// same type gets an informer of its own. For panics if f or src is nil.
 func For[T keys.Object](f *Factory, src reflector.ListerWatcher[T]) *Informer[T] {
 	return ForWithOptions(f, src, Options[T]{})
 }
 
 // ForWithOptions is For with options for the informer, used only if this
-// call creates it; fields left zero take the factory's defaults.
+// call creates it; fields left zero take the factory's defaults. It
+// panics if f or src is nil.
 func ForWithOptions[T keys.Object](f *Factory, src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
+	if f == nil {
+		panic("informer: For called with a nil *Factory; create one with NewFactory")
+	}
+	if src == nil {
+		panic("informer: For called with a nil source")
+	}
 	key, shared := sourceKeyOf(src)
 	f.mu.Lock()
 	defer f.mu.Unlock()

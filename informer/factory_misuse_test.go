@@ -1,0 +1,57 @@
+package informer_test
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/typedcache/typedcache/informer"
+	"github.com/typedcache/typedcache/memsource"
+	"github.com/typedcache/typedcache/reflector"
+)
+
+// panicOf returns what f panics with, or nil.
+func panicOf(f func()) (v any) {
+	defer func() { v = recover() }()
+	f()
+	return nil
+}
+
+// For and ForWithOptions called with a nil factory or source panic with a
+// message that names the misuse, like New, instead of a nil dereference.
+func TestForMisusePanics(t *testing.T) {
+	src := memsource.New(memsource.Options[*obj]{})
+	tests := []struct {
+		name string
+		call func()
+		want any
+	}{
+		{
+			name: "For with a nil factory",
+			call: func() { informer.For(nil, src) },
+			want: "informer: For called with a nil *Factory; create one with NewFactory",
+		},
+		{
+			name: "ForWithOptions with a nil factory",
+			call: func() { informer.ForWithOptions(nil, src, informer.Options[*obj]{}) },
+			want: "informer: For called with a nil *Factory; create one with NewFactory",
+		},
+		{
+			name: "For with a nil source",
+			call: func() { informer.For[*obj](informer.NewFactory(informer.FactoryOptions{}), nil) },
+			want: "informer: For called with a nil source",
+		},
+		{
+			name: "For with a nil source of a zero factory",
+			call: func() { informer.For(&informer.Factory{}, reflector.ListerWatcher[*obj](nil)) },
+			want: "informer: For called with a nil source",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, panicOf(tt.call)); diff != "" {
+				t.Errorf("panic mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
