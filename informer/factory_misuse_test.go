@@ -1,7 +1,9 @@
 package informer_test
 
 import (
+	"errors"
 	"testing"
+	"testing/synctest"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -52,6 +54,38 @@ func TestForMisusePanics(t *testing.T) {
 			if diff := cmp.Diff(tt.want, panicOf(tt.call)); diff != "" {
 				t.Errorf("panic mismatch (-want +got):\n%s", diff)
 			}
+		})
+	}
+}
+
+// WaitForSync before Start reports that nothing was started instead of
+// returning nil for a sync of nothing; after Start it waits as usual.
+func TestFactoryWaitForSyncBeforeStart(t *testing.T) {
+	tests := []struct {
+		name     string
+		informer bool // whether For created an informer before the wait
+	}{
+		{"no informer", false},
+		{"an informer created but not started", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := informer.NewFactory(informer.FactoryOptions{})
+				defer f.Shutdown()
+				if tt.informer {
+					informer.For(f, newSource(t, memsource.Options[*obj]{}, newObj("a", 1)))
+				}
+				if err := f.WaitForSync(t.Context()); !errors.Is(err, informer.ErrFactoryNotStarted) {
+					t.Fatalf("WaitForSync() before Start = %v, want ErrFactoryNotStarted", err)
+				}
+				if tt.informer {
+					f.Start(t.Context())
+					if err := f.WaitForSync(t.Context()); err != nil {
+						t.Errorf("WaitForSync() after Start = %v, want nil", err)
+					}
+				}
+			})
 		})
 	}
 }
