@@ -165,7 +165,7 @@ func (q *Queue[K]) addLocked(item K, hash uint32, a addRank) bool {
 		return false
 	}
 	id := q.slotLocked(item, hash)
-	q.rerankLocked(id, a, readyNow)
+	q.rerankLocked(id, a)
 	s := &q.slots[id]
 	switch {
 	case s.queued:
