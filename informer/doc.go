@@ -216,9 +216,14 @@
 //     version as a resync.
 //   - Order: the informer consumes the per-key DeltaFIFO, so all pending
 //     changes of one object are delivered together, at the place of its
-//     oldest pending change. client-go's informers now use RealFIFO, which
-//     keeps arrival order across objects. Changes of one object are in
-//     order in both. A list the reflector applies itself is applied in
+//     oldest pending change, except for the changes that arrive while the
+//     object is being processed (its batch is being applied to the cache
+//     and handed to handlers, which can take a while when a Block buffer
+//     is full): those wait, and once that processing finishes they are
+//     queued at the end, so that they can follow changes of other objects
+//     that arrived after them (the DeltaFIFO's own rule: see its package
+//     doc). client-go's informers now use RealFIFO, which keeps arrival
+//     order across objects. Changes of one object are in order in both. A list the reflector applies itself is applied in
 //     list order: should the key function map two listed objects to one
 //     key, the second is an update in its own place, as with RealFIFO.
 //   - One goroutine and one mutex-guarded buffer per handler, with no

@@ -23,6 +23,10 @@ var (
 	// informer can never sync; its Run, AddEventHandler, AddIndexers and
 	// WaitForSync return this error at once. It wraps ErrStopped.
 	ErrFactoryShutDown = fmt.Errorf("%w: factory shut down", ErrStopped)
+	// ErrFactoryNotStarted reports a Factory.WaitForSync on a factory that
+	// has started no informer yet, so that nothing could sync: Start it
+	// after creating its informers with For, then wait.
+	ErrFactoryNotStarted = errors.New("informer: factory started no informer; call Start after For, before WaitForSync")
 )
 
 // HandlerPanicError describes a panic recovered from an event handler.

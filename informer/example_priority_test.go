@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/typedcache/typedcache/informer"
-	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/queue"
 )
@@ -22,8 +21,10 @@ func ExamplePriorityEnqueue() {
 	q := queue.NewTypedPriorityQueue[string](nil, queue.PriorityOptions{})
 	defer q.ShutDown()
 
-	h := informer.PriorityEnqueue(q, func(p *Pod) (string, bool) {
-		return keys.Join(p.Namespace, p.Name), true
+	// The item is the pod's key, which itemOf receives even for a
+	// deletion that knows no last state (p is nil then).
+	h := informer.PriorityEnqueue(q, func(key string, _ *Pod) (string, bool) {
+		return key, true
 	})
 	updated := make(chan struct{})
 	enqueue := h.UpdateFunc

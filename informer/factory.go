@@ -103,14 +103,21 @@ func NewFactory(opts FactoryOptions) *Factory {
 // factory's defaults on the first call for that source. Later calls for
 // the same source (the same type and Identity, or the same source value;
 // see Factory) return the same informer; a call for another source of the
-// same type gets an informer of its own.
+// same type gets an informer of its own. For panics if f or src is nil.
 func For[T keys.Object](f *Factory, src reflector.ListerWatcher[T]) *Informer[T] {
 	return ForWithOptions(f, src, Options[T]{})
 }
 
 // ForWithOptions is For with options for the informer, used only if this
-// call creates it; fields left zero take the factory's defaults.
+// call creates it; fields left zero take the factory's defaults. It
+// panics if f or src is nil.
 func ForWithOptions[T keys.Object](f *Factory, src reflector.ListerWatcher[T], opts Options[T]) *Informer[T] {
+	if f == nil {
+		panic("informer: For called with a nil *Factory; create one with NewFactory")
+	}
+	if src == nil {
+		panic("informer: For called with a nil source")
+	}
 	key, shared := sourceKeyOf(src)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -207,7 +214,8 @@ func (f *Factory) Name() string { return "informer.Factory" }
 // HasSynced reports whether every informer the factory started has
 // synced.
 func (f *Factory) HasSynced() bool {
-	for _, m := range f.startedMembers() {
+	ms, _ := f.startedMembers()
+	for _, m := range ms {
 		if !m.HasSynced() {
 			return false
 		}
@@ -220,9 +228,14 @@ func (f *Factory) HasSynced() bool {
 // error naming the informers that had not synced (see the package
 // function WaitForCacheSync). After Shutdown it also waits for the
 // informers the factory never started, which fail with
-// ErrFactoryShutDown.
+// ErrFactoryShutDown. Before the factory has started any informer (no
+// Start since For created them, or no For at all), it returns
+// ErrFactoryNotStarted at once rather than report a sync of nothing.
 func (f *Factory) WaitForSync(ctx context.Context) error {
-	ms := f.startedMembers()
+	ms, ok := f.startedMembers()
+	if !ok {
+		return ErrFactoryNotStarted
+	}
 	syncers := make([]Syncer, len(ms))
 	for i, m := range ms {
 		syncers[i] = m
@@ -231,12 +244,13 @@ func (f *Factory) WaitForSync(ctx context.Context) error {
 }
 
 // startedMembers returns the informers started so far, and after
-// Shutdown every informer, since none will start.
-func (f *Factory) startedMembers() []member {
+// Shutdown every informer, since none will start. It reports false if
+// none has started and the factory has not shut down.
+func (f *Factory) startedMembers() ([]member, bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.shutdown {
-		return f.members[:len(f.members):len(f.members)]
+		return f.members[:len(f.members):len(f.members)], true
 	}
-	return f.members[:f.started:f.started]
+	return f.members[:f.started:f.started], f.started > 0
 }

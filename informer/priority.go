@@ -29,34 +29,43 @@ type PriorityAdder[K comparable] interface {
 // resource versions cannot be told from a change and is added at
 // PriorityNormal.
 //
-// itemOf returns false for objects that map to no item. For a deletion it
-// receives [Deleted.Object], the zero T if no state of the object is known.
-// It runs on the registration's goroutine, like any handler.
+// itemOf returns false for objects that map to no item. It receives the
+// object's key and the object: for a deletion, [Deleted.Key] and
+// [Deleted.Object], which is the zero T if no state of the object is known,
+// so that itemOf can still map such a deletion to an item from its key
+// alone; for an add or update, the key [keys.Of] gives the object (the
+// informer's key unless its Options.KeyFunc replaces keys.Of, "" if keys.Of
+// fails). Building that key costs one allocation per add or update. itemOf
+// runs on the registration's goroutine, like any handler.
 //
-//	inf.AddEventHandler(informer.PriorityEnqueue(q, func(f *Foo) (FooKey, bool) {
-//		return FooKey{f.Namespace, f.Name}, true
+//	inf.AddEventHandler(informer.PriorityEnqueue(q, func(key string, _ *Foo) (string, bool) {
+//		return key, true
 //	}))
-func PriorityEnqueue[T keys.Object, K comparable](q PriorityAdder[K], itemOf func(obj T) (K, bool)) HandlerFuncs[T] {
-	add := func(obj T, p queue.Priority) {
-		if item, ok := itemOf(obj); ok {
+func PriorityEnqueue[T keys.Object, K comparable](q PriorityAdder[K], itemOf func(key string, obj T) (K, bool)) HandlerFuncs[T] {
+	add := func(key string, obj T, p queue.Priority) {
+		if item, ok := itemOf(key, obj); ok {
 			q.AddWithOptions(item, queue.AddOptions{Priority: p})
 		}
+	}
+	keyOf := func(obj T) string {
+		key, _ := keys.Of(obj) // "" on error, as documented
+		return key
 	}
 	return HandlerFuncs[T]{
 		AddFunc: func(obj T, inInitialList bool) {
 			if inInitialList {
-				add(obj, queue.PriorityLow)
+				add(keyOf(obj), obj, queue.PriorityLow)
 				return
 			}
-			add(obj, queue.PriorityNormal)
+			add(keyOf(obj), obj, queue.PriorityNormal)
 		},
 		UpdateFunc: func(old, new T) {
 			if rv := new.GetResourceVersion(); rv != "" && rv == old.GetResourceVersion() {
-				add(new, queue.PriorityLow)
+				add(keyOf(new), new, queue.PriorityLow)
 				return
 			}
-			add(new, queue.PriorityNormal)
+			add(keyOf(new), new, queue.PriorityNormal)
 		},
-		DeleteFunc: func(d Deleted[T]) { add(d.Object, queue.PriorityNormal) },
+		DeleteFunc: func(d Deleted[T]) { add(d.Key, d.Object, queue.PriorityNormal) },
 	}
 }

@@ -47,7 +47,7 @@ func TestPriorityEnqueue(t *testing.T) {
 		opts := quiet(t)
 		opts.ResyncPeriod = time.Minute
 		inf := informer.New(src, opts)
-		itemOf := func(o *obj) (string, bool) { return o.Name, o.Name != "skipped" }
+		itemOf := func(_ string, o *obj) (string, bool) { return o.Name, o.Name != "skipped" }
 		q := &adds{}
 		mustAdd(t, inf, informer.PriorityEnqueue(q, itemOf), informer.HandlerOptions{})
 		defer start(t, inf)()
@@ -85,7 +85,7 @@ func TestPriorityEnqueueQueue(t *testing.T) {
 		inf := informer.New(src, quiet(t))
 		q := queue.NewTypedPriorityQueue[string](nil, queue.PriorityOptions{})
 		defer q.ShutDown()
-		mustAdd(t, inf, informer.PriorityEnqueue(q, func(o *obj) (string, bool) { return o.Name, true }), informer.HandlerOptions{})
+		mustAdd(t, inf, informer.PriorityEnqueue(q, func(_ string, o *obj) (string, bool) { return o.Name, true }), informer.HandlerOptions{})
 		defer start(t, inf)()
 		synctest.Wait()
 		create(t, src, "live", 1)
@@ -100,4 +100,68 @@ func TestPriorityEnqueueQueue(t *testing.T) {
 			t.Errorf("handed out mismatch (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// PriorityEnqueue gives itemOf the key of every notification, so that a
+// deletion with no known state (Object the zero value) is still queued.
+func TestPriorityEnqueueKeys(t *testing.T) {
+	type call struct {
+		Key    string
+		Object string // the object's name, "<nil>" for the zero value
+	}
+	tests := []struct {
+		name   string
+		notify func(h informer.HandlerFuncs[*obj])
+		want   []call
+		adds   []string
+	}{
+		{
+			name:   "add",
+			notify: func(h informer.HandlerFuncs[*obj]) { h.OnAdd(newObj("a", 1), false) },
+			want:   []call{{"ns/a", "a"}},
+			adds:   []string{"ns/a@normal"},
+		},
+		{
+			name:   "update",
+			notify: func(h informer.HandlerFuncs[*obj]) { h.OnUpdate(newObj("a", 1), newObj("a", 2)) },
+			want:   []call{{"ns/a", "a"}},
+			adds:   []string{"ns/a@normal"},
+		},
+		{
+			name: "deletion with its last state",
+			notify: func(h informer.HandlerFuncs[*obj]) {
+				h.OnDelete(informer.Deleted[*obj]{Key: "ns/a", Object: newObj("a", 1)})
+			},
+			want: []call{{"ns/a", "a"}},
+			adds: []string{"ns/a@normal"},
+		},
+		{
+			name: "deletion with no known state: queued from its key",
+			notify: func(h informer.HandlerFuncs[*obj]) {
+				h.OnDelete(informer.Deleted[*obj]{Key: "ns/gone", Inferred: true})
+			},
+			want: []call{{"ns/gone", "<nil>"}},
+			adds: []string{"ns/gone@normal"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []call
+			q := &adds{}
+			tt.notify(informer.PriorityEnqueue(q, func(key string, o *obj) (string, bool) {
+				name := "<nil>"
+				if o != nil {
+					name = o.Name
+				}
+				got = append(got, call{key, name})
+				return key, true
+			}))
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("itemOf calls mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.adds, q.take()); diff != "" {
+				t.Errorf("adds mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
 }

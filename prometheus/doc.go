@@ -39,7 +39,9 @@
 // Informer metrics are labelled by name, the informer's name:
 //
 //   - reflector_lists_total and reflector_watches_total count the lists
-//     and watches started (the names Kubernetes once exported);
+//     and watches started (the names Kubernetes once exported); a
+//     streaming list counts as a list and as a watch, since its watch goes
+//     on delivering events and bookmarks after the list;
 //   - reflector_relists_total counts relists by reason: expired (the
 //     resource version expired) or error (a list or the store failed);
 //   - reflector_watch_errors_total counts watches that failed to start or

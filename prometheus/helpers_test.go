@@ -1,6 +1,14 @@
 package prometheus_test
 
-import "log/slog"
+import (
+	"log/slog"
+
+	"github.com/typedcache/typedcache/prometheus"
+	"github.com/typedcache/typedcache/queue"
+)
+
+// Provider.Queue is a queue.MetricsProvider.
+var _ queue.MetricsProvider = (*prometheus.Provider)(nil).Queue
 
 // object is the object type of the tests.
 type object struct {

@@ -25,7 +25,7 @@ func newInformerCollector() *informerCollector {
 	}
 	return &informerCollector{
 		lists:         desc("reflector_lists_total", "Total number of API lists done by the reflectors"),
-		watches:       desc("reflector_watches_total", "Total number of API watches done by the reflectors"),
+		watches:       desc("reflector_watches_total", "Total number of API watches done by the reflectors, the watch of each streaming list included"),
 		relists:       desc("reflector_relists_total", "Total number of relists by reason: expired (the resource version expired) or error (a list or the store failed).", "reason"),
 		watchErrors:   desc("reflector_watch_errors_total", "Total number of watches that failed to start or ended with an error, expiries included."),
 		resyncs:       desc("reflector_resyncs_total", "Total number of periodic resyncs of the informer's cache."),

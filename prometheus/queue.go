@@ -63,7 +63,7 @@ func (m *queueMetrics) collectors() []prometheus.Collector {
 }
 
 // Queue creates the metrics of the queue called name: it is a
-// queue.Options.Metrics. The queue's gauges are read from snapshot each
+// queue.MetricsProvider, for queue.Options.Metrics. The queue's gauges are read from snapshot each
 // time Prometheus collects them, so they are current and the queue needs
 // no ticker.
 func (p *Provider) Queue(name string, snapshot func() queue.MetricsSnapshot) queue.Metrics {

@@ -101,7 +101,7 @@ func (q *Queue[K]) delayLocked(item K, hash uint32, now int64, d time.Duration, 
 		at = noTimer
 	}
 	id := q.slotLocked(item, hash)
-	q.rerankLocked(id, a, at)
+	q.rerankLocked(id, a)
 	if n := len(q.delays); int(id) >= n {
 		q.delays = slices.Grow(q.delays, cap(q.slots)-n)[:len(q.slots)]
 		clear(q.delays[n:])

@@ -65,7 +65,11 @@
 // at r − p·A, where A is [PriorityOptions.Aging] ([DefaultAging], 1s, by
 // default). One unit of priority is worth A of waiting: items of equal
 // priority keep FIFO order, and an item overtakes every item of a higher
-// priority q that becomes ready more than (q − p)·A after it. An item
+// priority q that becomes ready more than (q − p)·A after it. Items due at
+// the same instant, whatever their priorities, are handed out in the order
+// they got that deadline: when they became ready, or when an add raised
+// them to it. So a [PriorityLow] item ready since r goes before a
+// [PriorityNormal] item that becomes ready at r + 100·A, both due then. An item
 // becomes ready when it is added, when its delayed add comes due (r is
 // then the ready time asked for), or at Done if it was added again while
 // processing. With the defaults, a [PriorityLow] item (an informer's
@@ -94,7 +98,13 @@
 // ([TypedPriorityQueue.AddWithOptions]). A ready item whose priority is
 // raised is due at the earlier of its deadline and the raising add's: it
 // goes behind the items of its new priority that became ready before the
-// add, unless its wait has already made it due earlier. AddAfter,
+// add, unless its wait has already made it due earlier. That holds for a
+// delayed raising add too (After > 0, or RateLimited): the item is ready
+// already, the earliest ready time wins, so it is raised as at once and
+// never waits behind its old priority for the delay. A raising add of an
+// item being processed sets the priority of its next run: if it was added
+// again meanwhile, that run is ready at Done, whatever the delay; if not,
+// the add's delay applies, as for any item the queue does not hold. AddAfter,
 // AddRateLimited, and so Run's retries and Result.RequeueAfter, keep the
 // item's priority: the one it was handed out at, or that of its pending
 // add. An add of an item being processed, with no pending add, sets the

@@ -36,6 +36,16 @@ type Metrics interface {
 	Processed(o Outcome)
 }
 
+// MetricsProvider creates the [Metrics] of a queue: the type of
+// [Options.Metrics]. It is called once, by the queue's constructor, with
+// [Options.Name] and a function that returns the queue's current gauges.
+// A metrics exporter's method with this signature, such as the Queue method
+// of the module github.com/typedcache/typedcache/prometheus's Provider, is
+// one:
+//
+//	q := queue.New[string](queue.Options{Name: "foos", Metrics: provider.Queue})
+type MetricsProvider func(name string, snapshot func() MetricsSnapshot) Metrics
+
 // MetricsSnapshot holds a queue's gauges at one instant.
 type MetricsSnapshot struct {
 	// Depth is the number of items queued: ready for a worker, or added again

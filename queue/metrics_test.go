@@ -96,3 +96,21 @@ func TestMetrics(t *testing.T) {
 		}
 	})
 }
+
+// Options.Metrics has the named type MetricsProvider, so that a provider
+// can be declared, stored and passed as one, and a method value such as
+// recorder.NewMetrics still fits.
+func TestMetricsProvider(t *testing.T) {
+	rec := &recorder{}
+	var provider queue.MetricsProvider = rec.NewMetrics
+	opts := queue.Options{Name: "jobs", Metrics: provider}
+	q := queue.New[string](opts)
+	defer q.ShutDown()
+	q.Add("a")
+	if diff := cmp.Diff([]string{"added"}, rec.events); diff != "" {
+		t.Errorf("events mismatch (-want +got):\n%s", diff)
+	}
+	if rec.name != "jobs" {
+		t.Errorf("MetricsProvider called with name %q, want %q", rec.name, "jobs")
+	}
+}

@@ -40,7 +40,9 @@ type PriorityOptions struct {
 // The zero value adds it now at [PriorityNormal].
 type AddOptions struct {
 	// Priority is the item's priority. An item already queued or waiting
-	// keeps the higher of its priority and this one.
+	// keeps the higher of its priority and this one; a queued item that is
+	// raised is raised at once, even with After or RateLimited (see
+	// [TypedPriorityQueue.AddWithOptions]).
 	Priority Priority
 	// After, if positive, adds the item once this delay has passed, as
 	// AddAfter does.
@@ -55,7 +57,8 @@ type AddOptions struct {
 // priority and age instead of in FIFO order: each ready item is due at
 // its virtual deadline, the time it became ready minus its priority times
 // [PriorityOptions.Aging], and the earliest deadline goes first, so that
-// no item starves. Items of equal priority keep FIFO order. See the
+// no item starves. Items of equal priority keep FIFO order, and items due
+// at the same instant go in the order they got that deadline. See the
 // package documentation for the rules and the bound on an item's wait.
 //
 // Its other methods are those of [TypedRateLimitingQueue]: Add adds at
@@ -90,9 +93,13 @@ func NewTypedPriorityQueue[K comparable](limiter TypedRateLimiter[K], opts Prior
 // AddWithOptions adds item at o.Priority, now or after a delay. Duplicates
 // collapse as they do for Add and AddAfter: an item has one pending add,
 // at the highest of the priorities and the earliest of the ready times
-// asked for. An item being processed, with no pending add, is added at
-// o.Priority, whatever its priority was. After ShutDown, AddWithOptions
-// does nothing.
+// asked for. A queued item is ready already, so a delay does not apply to
+// it: raised to a higher o.Priority, it is due at the earlier of its
+// deadline and the one an immediate add would give it, and never waits
+// behind its old priority for the delay. An item being processed, with no
+// pending add, is added at o.Priority, whatever its priority was, after
+// the delay; one added again while processing runs at Done at the higher
+// priority. After ShutDown, AddWithOptions does nothing.
 func (q *TypedPriorityQueue[K]) AddWithOptions(item K, o AddOptions) {
 	a := addRank{prio: o.Priority}
 	if !o.RateLimited {

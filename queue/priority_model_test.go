@@ -41,9 +41,9 @@ func newPModel(aging time.Duration) *pmodel {
 	return &pmodel{aging: aging, items: map[string]*pitem{}}
 }
 
-// rerank applies the priority rule of an add at p (keep: keep the item's)
-// that makes the item ready at readyAt.
-func (m *pmodel) rerank(name string, p queue.Priority, keep bool, readyAt time.Duration) *pitem {
+// rerank applies the priority rule of an add at p (keep: keep the item's),
+// whatever its delay.
+func (m *pmodel) rerank(name string, p queue.Priority, keep bool) *pitem {
 	it := m.items[name]
 	if it == nil {
 		it = &pitem{prio: queue.PriorityNormal}
@@ -55,8 +55,9 @@ func (m *pmodel) rerank(name string, p queue.Priority, keep bool, readyAt time.D
 		it.prio = p
 	case p > it.prio:
 		it.prio = p
-		// A ready item is due at the earlier of its deadline and the add's.
-		if at := readyAt - time.Duration(p)*m.aging; it.queued && !it.processing && at < it.at {
+		// A ready item is due at the earlier of its deadline and an
+		// immediate add's, whatever the add's delay: it is ready already.
+		if at := m.now - time.Duration(p)*m.aging; it.queued && !it.processing && at < it.at {
 			m.seq++
 			it.at, it.order = at, m.seq
 		}
@@ -68,7 +69,7 @@ func (m *pmodel) add(name string, p queue.Priority, keep bool) {
 	if m.shut {
 		return
 	}
-	it := m.rerank(name, p, keep, m.now)
+	it := m.rerank(name, p, keep)
 	if it.queued {
 		return
 	}
@@ -86,7 +87,7 @@ func (m *pmodel) addAfter(name string, d time.Duration, p queue.Priority, keep b
 		m.add(name, p, keep)
 		return
 	}
-	it := m.rerank(name, p, keep, m.now+d)
+	it := m.rerank(name, p, keep)
 	if it.queued || it.waiting && it.waitAt <= m.now+d {
 		return
 	}

@@ -148,21 +148,74 @@ func TestPrioritySemantics(t *testing.T) {
 			want: []handout{{"b", normal}, {"a", normal}},
 		},
 		{
-			name: "a delayed add of a queued item raises its priority, not its deadline",
-			// a, low since 0s, is due at 100s; the delayed add at priority 10
-			// would be due at 1h − 10s.
+			name: "a delayed add of a queued item raises it as an immediate add would",
+			// a, low since 0s, is due at 100s; it is ready already, so the
+			// add at priority 10 makes it due at 0s − 10s, not at
+			// 1h − 10s: it no longer waits behind its old priority.
 			ops:  []pqOp{padd("a", low), padd("b", normal), pafter("a", high, time.Hour)},
-			want: []handout{{"b", normal}, {"a", high}},
+			want: []handout{{"a", high}, {"b", normal}},
 		},
 		{
-			name: "a delayed add of a queued item may bring its deadline forward",
-			// a, low since 0s, is due at 100s, and at 50s after the
-			// delayed add at normal; m, added at 10s, is due then.
+			name: "a delayed add of a queued item goes behind its new priority's earlier items",
+			// a, low since 0s, is raised at 5s to normal with a delay of
+			// 50s: due at 5s, behind n (0s) and ahead of m (10s).
 			ops: []pqOp{
-				padd("a", low), padd("n", normal), pafter("a", normal, 50*time.Second),
-				pwait(10 * time.Second), padd("m", normal),
+				padd("a", low), padd("n", normal), pwait(5 * time.Second), pafter("a", normal, 50*time.Second),
+				pwait(5 * time.Second), padd("m", normal),
 			},
-			want: []handout{{"n", normal}, {"m", normal}, {"a", normal}},
+			want: []handout{{"n", normal}, {"a", normal}, {"m", normal}},
+		},
+		{
+			name: "a delayed add of a queued item keeps a deadline earned by waiting",
+			// a, low since 0s, is due at 100s; the raise at 150s would
+			// make it due at 150s, after n (120s).
+			ops: []pqOp{
+				padd("a", low), pwait(120 * time.Second), padd("n", normal), pwait(30 * time.Second),
+				pafter("a", normal, time.Minute),
+			},
+			want: []handout{{"a", normal}, {"n", normal}},
+		},
+		{
+			name: "a delayed add of an item being processed sets the priority of its rerun, after the delay",
+			ops: []pqOp{
+				padd("a", low), pget("a", low), pafter("a", high, 10*time.Second), pdone("a"),
+				padd("n", normal), pwait(10 * time.Second), padd("m", normal),
+			},
+			// a becomes ready at 10s, at priority 10: due at 0s, behind n,
+			// due at 0s too but ranked first, and ahead of m (10s).
+			want: []handout{{"n", normal}, {"a", high}, {"m", normal}},
+		},
+		{
+			name: "a delayed add of a dirty item being processed raises its rerun, due at Done",
+			ops: []pqOp{
+				padd("a", normal), pget("a", normal), padd("a", low), padd("n", normal),
+				pafter("a", high, time.Hour), pdone("a"),
+			},
+			want: []handout{{"a", high}, {"n", normal}},
+		},
+		{
+			name: "equal deadlines at different priorities: the one ranked first goes first (low)",
+			// l, low since 0s, and n, normal since 100s, are both due at
+			// 100s: l became ready first.
+			ops:  []pqOp{padd("l", low), pwait(100 * time.Second), padd("n", normal)},
+			want: []handout{{"l", low}, {"n", normal}},
+		},
+		{
+			name: "equal deadlines at different priorities: the one ranked first goes first (normal)",
+			// n, normal since 0s, and h, at 10 since 10s, are both due at
+			// 0s: n became ready first.
+			ops:  []pqOp{padd("n", normal), pwait(10 * time.Second), padd("h", high)},
+			want: []handout{{"n", normal}, {"h", high}},
+		},
+		{
+			name: "equal deadlines: a raise to the same deadline keeps the item's place",
+			// l1 and l2, low since 0s, are due at 100s, and so is n, normal
+			// since 100s; raised to normal at 100s, l1 is still due at
+			// 100s and keeps its place, ahead of n.
+			ops: []pqOp{
+				padd("l1", low), padd("l2", low), pwait(100 * time.Second), padd("n", normal), padd("l1", normal),
+			},
+			want: []handout{{"l1", normal}, {"l2", low}, {"n", normal}},
 		},
 		{
 			name: "AddAfter keeps the priority of a waiting item",

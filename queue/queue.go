@@ -28,7 +28,7 @@ type Options struct {
 	// items being processed (and, in a TypedPriorityQueue, over the queued
 	// items), and must not be called from within a Metrics method. Nil
 	// means no metrics and no cost for them.
-	Metrics func(name string, snapshot func() MetricsSnapshot) Metrics
+	Metrics MetricsProvider
 
 	// Logger receives the errors and recovered panics of the workers started
 	// by [TypedRateLimitingQueue.Run]. Nil means [slog.Default].
@@ -165,7 +165,7 @@ func (q *Queue[K]) addLocked(item K, hash uint32, a addRank) bool {
 		return false
 	}
 	id := q.slotLocked(item, hash)
-	q.rerankLocked(id, a, readyNow)
+	q.rerankLocked(id, a)
 	s := &q.slots[id]
 	switch {
 	case s.queued:

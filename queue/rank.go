@@ -101,13 +101,14 @@ func (q *Queue[K]) popReadyLocked() (int32, Priority) {
 	}
 }
 
-// rerankLocked gives slot id the priority of an add a that makes it ready
-// at readyAt (readyNow: now), before the add changes its state: the higher
-// of its pending add's and a's, or a's if it has no pending add. A ready
-// slot whose priority rises is due at the earlier of its deadline and the
-// add's: it keeps a deadline it earned by waiting, and otherwise goes
-// behind the items of its new priority due before the add's.
-func (q *Queue[K]) rerankLocked(id int32, a addRank, readyAt int64) {
+// rerankLocked gives slot id the priority of an add a, before the add
+// changes its state: the higher of its pending add's and a's, or a's if it
+// has no pending add. A ready slot whose priority rises is due at the
+// earlier of its deadline and the one an immediate add at the new priority
+// would give it, whatever the add's delay (the slot is ready already, and
+// the earliest ready time wins): it keeps a deadline it earned by waiting,
+// and otherwise goes behind the items of its new priority due before now.
+func (q *Queue[K]) rerankLocked(id int32, a addRank) {
 	if !q.rk.on || a.keep {
 		return
 	}
@@ -123,10 +124,7 @@ func (q *Queue[K]) rerankLocked(id int32, a addRank, readyAt int64) {
 	if !s.queued || s.processing {
 		return
 	}
-	if readyAt == readyNow {
-		readyAt = q.now()
-	}
-	if at := deadline(readyAt, r.prio, q.rk.aging); at < r.at {
+	if at := deadline(q.now(), r.prio, q.rk.aging); at < r.at {
 		q.rankLocked(id, at)
 		q.rk.stale++
 		q.compactRanksLocked()

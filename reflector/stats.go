@@ -14,15 +14,18 @@ type Stats struct {
 	// first list and every relist, each counted once whether it streams,
 	// pages, or falls back from a streaming list to a list.
 	Lists uint64
-	// Watches counts the watches the reflector asked the source for after
-	// a list, failed ones included; the watch of a streaming list is part
-	// of its list.
+	// Watches counts every watch the reflector asked the source for,
+	// failed ones included: each watch after a list, and the watch of each
+	// streaming list (which Lists counts too), whose events and bookmarks
+	// after the initial ones are the watch's.
 	Watches uint64
 	// Relists counts the relists by reason.
 	Relists RelistCounts
 	// WatchErrors counts the watches that failed to start or ended with an
 	// error (expired, short, or failed), not counting the ends caused by
-	// the store or by Run's context.
+	// the store or by Run's context, nor a streaming list's watch that
+	// fails before the end of its initial events (the reflector lists
+	// instead, and Lists counts that attempt once).
 	WatchErrors uint64
 	// Resyncs counts the calls to Store.Resync.
 	Resyncs uint64

@@ -65,3 +65,45 @@ func TestStatsCountsFailedListsAsRelists(t *testing.T) {
 		}
 	})
 }
+
+// Watches counts every watch the reflector asks the source for, the watch
+// of a streaming list included, which then delivers the events and
+// bookmarks after the list.
+func TestStatsCountsStreamingWatches(t *testing.T) {
+	tests := []struct {
+		name    string
+		lists   []listReply
+		watches []watchReply
+		want    reflector.Stats
+	}{
+		{
+			name:    "a streaming list whose watch goes on",
+			watches: []watchReply{openWatch(added("a", "5"), endBookmark("9"), modified("a", "10"), bookmark("11"))},
+			want: reflector.Stats{Lists: 1, Watches: 1,
+				Events: reflector.EventCounts{Updated: 1, Bookmarks: 1}},
+		},
+		{
+			name:    "a failed streaming watch, then a list and its watch",
+			lists:   []listReply{list("10", "a")},
+			watches: []watchReply{failedWatch(errBoom), openWatch(modified("a", "11"))},
+			want: reflector.Stats{Lists: 1, Watches: 2,
+				Events: reflector.EventCounts{Updated: 1}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				lw := newLW(streaming)
+				lw.lists, lw.watches = tt.lists, tt.watches
+				rn := start(t, lw, &recStore{}, reflector.Options{})
+				defer rn.stop()
+				synctest.Wait()
+				got := rn.r.Stats()
+				tt.want.LastList, tt.want.LastEvent = got.LastList, got.LastEvent
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("Stats() mismatch (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
+}

@@ -24,6 +24,7 @@ func (r *Reflector[T]) streamList(ctx context.Context) (Watch[T], []T, string, e
 		rv = ""
 	}
 	timeout := r.watchTimeout()
+	r.counters.watches.Add(1)
 	w, err := r.startWatch(ctx, WatchOptions{
 		ResourceVersion:   rv,
 		Timeout:           timeout,

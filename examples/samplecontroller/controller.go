@@ -79,16 +79,17 @@ func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *mems
 		}),
 		log: log,
 	}
-	fooKey := func(f *Foo) (FooKey, bool) {
+	fooKey := func(key string, f *Foo) (FooKey, bool) {
 		c.stats.events.Add(1)
-		if f == nil { // a deletion may come without a last state
-			return FooKey{}, false
+		if f == nil { // a deletion may come without a last state: its key remains
+			ns, name, err := keys.Split(key)
+			return FooKey{ns, name}, err == nil
 		}
 		return FooKey{f.Namespace, f.Name}, true
 	}
-	ownerKey := func(b *Bar) (FooKey, bool) {
+	ownerKey := func(_ string, b *Bar) (FooKey, bool) {
 		c.stats.events.Add(1)
-		if b == nil || b.Owner == "" {
+		if b == nil || b.Owner == "" { // a Bar deleted with no known state names no owner
 			return FooKey{}, false
 		}
 		return FooKey{b.Namespace, b.Owner}, true
