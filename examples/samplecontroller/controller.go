@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/typedcache/typedcache/controller"
 	"github.com/typedcache/typedcache/indexer"
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/keys"
@@ -48,18 +49,18 @@ type counters struct {
 // Controller keeps, for every Foo, exactly Foo.Replicas Bars named
 // "<foo>-<i>" running Foo.Image, and no other Bar owned by it.
 type Controller struct {
+	ctrl   *controller.Controller[FooKey] // a Manager runs it
 	foos   *memsource.Source[*Foo]
 	bars   *memsource.Source[*Bar]
 	fooInf *informer.Informer[*Foo]
 	barInf *informer.Informer[*Bar]
-	queue  *queue.TypedPriorityQueue[FooKey]
-	log    *slog.Logger
 	stats  counters
 }
 
-// NewController wires the controller to a factory's informers for the two
-// sources and registers its event handlers.
-func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *memsource.Source[*Bar], log *slog.Logger) (*Controller, error) {
+// NewController creates the factory's informers for the two sources and a
+// controller of Foos that watches them, reconciling with workers
+// goroutines.
+func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *memsource.Source[*Bar], workers int, log *slog.Logger) (*Controller, error) {
 	c := &Controller{
 		foos: foos,
 		bars: bars,
@@ -72,48 +73,42 @@ func NewController(f *informer.Factory, foos *memsource.Source[*Foo], bars *mems
 			Indexers:  indexer.Indexers[*Bar]{ownerIndex: barOwnerKey},
 			Reflector: quickRetries,
 		}),
-		// A priority queue: the initial lists and the resyncs (every second
-		// here) go in at PriorityLow, behind the changes the driver makes.
-		queue: queue.NewTypedPriorityQueue(queue.DefaultTypedControllerRateLimiter[FooKey](), queue.PriorityOptions{
-			Options: queue.Options{Name: "foos", Logger: log},
-		}),
-		log: log,
 	}
-	fooKey := func(key string, f *Foo) (FooKey, bool) {
-		c.stats.events.Add(1)
-		if f == nil { // a deletion may come without a last state: its key remains
-			ns, name, err := keys.Split(key)
-			return FooKey{ns, name}, err == nil
-		}
-		return FooKey{f.Namespace, f.Name}, true
-	}
-	ownerKey := func(_ string, b *Bar) (FooKey, bool) {
-		c.stats.events.Add(1)
-		if b == nil || b.Owner == "" { // a Bar deleted with no known state names no owner
-			return FooKey{}, false
-		}
-		return FooKey{b.Namespace, b.Owner}, true
-	}
-	if _, err := c.fooInf.AddEventHandler(informer.PriorityEnqueue(c.queue, fooKey)); err != nil {
+	// The controller's priority queue serves the driver's changes before
+	// the initial lists and the resyncs (every second here).
+	c.ctrl = controller.New("foos", c.reconcile, controller.Options[FooKey]{
+		MaxConcurrentReconciles: workers, ErrorLevel: errorLevel, Logger: log,
+	})
+	if err := controller.ForKey(c.ctrl, c.fooInf, fooKey, counted[*Foo](&c.stats.events)); err != nil {
 		return nil, err
 	}
-	if _, err := c.barInf.AddEventHandler(informer.PriorityEnqueue(c.queue, ownerKey)); err != nil {
+	if err := controller.Watches(c.ctrl, c.barInf, ownerKey, counted[*Bar](&c.stats.events)); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// Run waits for both caches, then reconciles with workers goroutines until
-// ctx ends, and returns nil then, like every Run of the library.
-func (c *Controller) Run(ctx context.Context, workers int) error {
-	if err := informer.WaitForCacheSync(ctx, c.fooInf, c.barInf); err != nil {
-		if ctx.Err() != nil {
-			return nil // stopped before the caches synced
-		}
-		return err
+// fooKey makes a Foo's key from its cache key.
+func fooKey(key string) (FooKey, error) {
+	ns, name, err := keys.Split(key)
+	return FooKey{ns, name}, err
+}
+
+// ownerKey maps a Bar to the key of the Foo that owns it, if any.
+func ownerKey(b *Bar) []FooKey {
+	if b.Owner == "" {
+		return nil
 	}
-	c.log.Info("caches synced", "foos", c.fooInf.Cache().Len(), "bars", c.barInf.Cache().Len())
-	return c.queue.Run(ctx, c.reconcile, queue.RunOptions[FooKey]{Workers: workers, ErrorLevel: errorLevel})
+	return []FooKey{{b.Namespace, b.Owner}}
+}
+
+// counted returns a predicate that accepts every event and counts it in n.
+func counted[T any](n *atomic.Uint64) controller.Predicate[T] {
+	return controller.Predicate[T]{
+		Create: func(T) bool { n.Add(1); return true },
+		Update: func(_, _ T) bool { n.Add(1); return true },
+		Delete: func(informer.Deleted[T]) bool { n.Add(1); return true },
+	}
 }
 
 // reconcile makes the children of one Foo match it, reading only the caches

@@ -3,10 +3,11 @@
 // in-memory source so that it needs no cluster.
 //
 // A Foo asks for Replicas children of type Bar running its Image. The
-// controller watches both types through a shared informer factory, queues the
-// keys of Foos whose children may be wrong in a priority work queue (changes
-// before the initial lists and resyncs, which informer.PriorityEnqueue tells
-// apart), and reconciles them: it creates missing Bars, fixes their image, and deletes
+// controller, built with the controller package and run by its Manager,
+// watches Foos and, through their owner, Bars, with informers of a shared
+// factory; it queues the keys of Foos whose children may be wrong in a
+// priority work queue (changes before the initial lists and resyncs), and
+// reconciles them: it creates missing Bars, fixes their image, and deletes
 // extra and orphaned ones. Meanwhile a driver plays the world: it creates,
 // scales, re-images and deletes Foos, deletes and edits Bars behind the
 // controller's back, and makes the sources drop watches, fail requests and

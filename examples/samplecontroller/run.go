@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/typedcache/typedcache/controller"
 	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/memsource"
 )
@@ -57,18 +57,22 @@ func run(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 			cfg.Logger.DebugContext(ctx, "informer recovered", "err", err)
 		},
 	})
-	c, err := NewController(factory, foos, bars, cfg.Logger)
+	c, err := NewController(factory, foos, bars, cfg.Workers, cfg.Logger)
 	if err != nil {
+		return summary{}, err
+	}
+	// The manager starts the factory, runs the controller once the caches
+	// have synced, and stops both when ctx ends.
+	m := controller.NewManager(factory, controller.ManagerOptions{})
+	if err := m.Add(c.ctrl); err != nil {
 		return summary{}, err
 	}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	factory.Start(ctx)
-	defer factory.Shutdown()
-	var workers sync.WaitGroup
+	var manager sync.WaitGroup
 	var runErr error
-	workers.Go(func() { runErr = c.Run(ctx, cfg.Workers) })
+	manager.Go(func() { runErr = m.Run(ctx) })
 
 	printf(out, "samplecontroller: %d foos, %d workers, driver for %v (seed %d)", cfg.Foos, cfg.Workers, cfg.Duration, cfg.Seed)
 	started := time.Now()
@@ -108,14 +112,12 @@ func run(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 	progress()
 
 	cancel()
-	c.queue.ShutDown()
-	workers.Wait()
-	factory.Shutdown()
+	manager.Wait()
 	modified.Lock()
 	problems = append(problems, modified.problems...)
 	modified.Unlock()
-	if runErr != nil {
-		return summary{}, fmt.Errorf("controller: %w", runErr)
+	if err := withoutMutations(runErr); err != nil {
+		return summary{}, err
 	}
 
 	fs, bs := foos.Stats(), bars.Stats()
@@ -135,6 +137,23 @@ func run(ctx context.Context, cfg config, out io.Writer) (summary, error) {
 	}
 	sum.print(out)
 	return sum, nil
+}
+
+// withoutMutations returns err without the cache mutations it joins, which
+// the factory's error handler has already made problems of: nil if nothing
+// else failed.
+func withoutMutations(err error) error {
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		var rest []error
+		for _, e := range joined.Unwrap() {
+			rest = append(rest, withoutMutations(e))
+		}
+		return errors.Join(rest...)
+	}
+	if _, ok := errors.AsType[*informer.CacheMutationError](err); ok {
+		return nil
+	}
+	return err
 }
 
 // print writes the summary for a person to read.

@@ -1,4 +1,4 @@
-package integrationtest
+package integrationtest_test
 
 import (
 	"context"
@@ -9,15 +9,17 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/typedcache/typedcache/controller"
 	"github.com/typedcache/typedcache/informer"
-	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/memsource"
 	"github.com/typedcache/typedcache/queue"
 )
 
 // This file holds the README's quick start, verbatim (TestReadmeQuickStart
 // checks that), and runs it: Example_readmeQuickStart checks what it does,
-// and goleak that it leaves no goroutine behind once it returns.
+// and goleak that it leaves no goroutine behind once it returns. It is a
+// package of its own, so that the README's names are free: the package's
+// tests have a type called controller.
 
 // Pod is the README's object type.
 type Pod struct {
@@ -44,34 +46,24 @@ func reconcile(_ context.Context, pod *Pod) (queue.Result, error) {
 // everything it started before it returns.
 func runController(ctx context.Context, src *memsource.Source[*Pod]) error { // or a Kubernetes source: see "Use with Kubernetes"
 	factory := informer.NewFactory(informer.FactoryOptions{})
-	defer factory.Shutdown() // stops the informers and waits until they have exited
 	pods := informer.For(factory, src)
-	q := queue.NewTypedRateLimitingQueue(queue.DefaultTypedControllerRateLimiter[string](), queue.Options{Name: "pods"})
-	defer q.ShutDown()
-
-	if _, err := pods.AddEventHandler(informer.HandlerFuncs[*Pod]{
-		AddFunc:    func(p *Pod, _ bool) { q.Add(keys.Join(p.Namespace, p.Name)) },
-		UpdateFunc: func(_, p *Pod) { q.Add(keys.Join(p.Namespace, p.Name)) },
-		DeleteFunc: func(d informer.Deleted[*Pod]) { q.Add(d.Key) },
-	}); err != nil {
-		return err
-	}
-	factory.Start(ctx)
-	if err := factory.WaitForSync(ctx); err != nil {
-		return err
-	}
-	// Run returns nil when ctx ends, once its workers have returned.
-	return q.Run(ctx, func(ctx context.Context, key string) (queue.Result, error) {
-		ns, name, err := keys.Split(key)
-		if err != nil {
-			return queue.Result{}, queue.TerminalError(err) // retrying cannot fix a bad key
-		}
-		pod, ok := pods.Lister().Get(ns, name) // *Pod, no assertion
+	c := controller.New("pods", func(ctx context.Context, key string) (queue.Result, error) {
+		pod, ok := pods.Cache().GetByKey(key) // *Pod, no assertion
 		if !ok {
 			return queue.Result{}, nil // deleted since it was queued
 		}
 		return reconcile(ctx, pod) // your logic: an error is retried with backoff
-	}, queue.RunOptions[string]{Workers: 2})
+	}, controller.Options[string]{MaxConcurrentReconciles: 2})
+	if err := controller.For(c, pods); err != nil { // queues the key of every pod that changes
+		return err
+	}
+	m := controller.NewManager(factory, controller.ManagerOptions{})
+	if err := m.Add(c); err != nil {
+		return err
+	}
+	// Run starts the informers, runs c once they have synced, and stops
+	// both when ctx ends.
+	return m.Run(ctx)
 }
 
 func Example_readmeQuickStart() {
