@@ -54,7 +54,7 @@ type Stats struct {
 // Prometheus exports: cumulative counts.
 type Histogram struct {
 	// Bounds are the upper bounds of the buckets, in seconds, ascending:
-	// controller-runtime's buckets for reconcile times, from 5ms to 60s.
+	// the same buckets as controller-runtime's reconcile time histogram.
 	Bounds []float64
 	// Counts[i] is the number of observations of at most Bounds[i]
 	// seconds; observations above the last bound are counted only in

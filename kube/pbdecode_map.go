@@ -226,12 +226,13 @@ func (in *interner) fieldsV1(raw []byte, st *site) *metav1.FieldsV1 {
 
 // quantity decodes a Quantity message into q, as its Unmarshal does,
 // parsing each distinct quantity once: a message of only its string
-// field is looked up in the quantities parsed before. The key is the
-// whole message, a copy of it when kept, so it holds every byte the
-// parse read; a kept Quantity holds an integer and its cached string, a
-// copy, nothing of the input. Only quantities
+// field is looked up in the quantities parsed before. Only quantities
 // held in an integer are kept, since copies of one held in a decimal
 // would share it; none are if Quantity's layout is not the known one.
+//
+// The key is the whole message, copied when kept, so it holds every byte
+// the parse read; a kept Quantity holds an integer and a copy of its
+// string, nothing of the input.
 func (in *interner) quantity(b []byte, q *resource.Quantity) error {
 	// 0x0a is the key of field 1, the string, of wire type 2.
 	cacheable := len(b) > 1 && len(b) <= 64 && b[0] == 0x0a && int(b[1]) == len(b)-2
