@@ -25,7 +25,8 @@ func Dynamic(client dynamic.Interface, resource schema.GroupVersionResource, nam
 		rc = client.Resource(resource).Namespace(namespace)
 	}
 	opts.MapSharing = opts.MapSharing.resolved(false)
-	return newSource[*unstructured.Unstructured](rc, opts,
+	decoding := Decoding{Path: ClientDecoding, Reason: "Dynamic reads through the dynamic client"}
+	return newSource[*unstructured.Unstructured](rc, opts, decoding,
 		lacksWatchList(client) || lacksWatchList(rc),
 		identity("dynamic client", &resource, namespace, opts))
 }
@@ -46,7 +47,8 @@ func Metadata(client metadata.Interface, resource schema.GroupVersionResource, n
 		rc = client.Resource(resource).Namespace(namespace)
 	}
 	opts.MapSharing = opts.MapSharing.resolved(false)
-	return newSource[*metav1.PartialObjectMetadata](rc, opts,
+	decoding := Decoding{Path: ClientDecoding, Reason: "Metadata reads through the metadata client"}
+	return newSource[*metav1.PartialObjectMetadata](rc, opts, decoding,
 		lacksWatchList(client) || lacksWatchList(rc),
 		identity("metadata client", &resource, namespace, opts))
 }

@@ -24,24 +24,29 @@ type direct[T Object] struct {
 	readOnly *objectType[T]
 }
 
-// newDirect returns the direct path for client, or nil where it does not
-// apply: clients other than client-go's generated typed clients over a
-// REST client (the fakes, the dynamic and metadata clients, your own),
-// clients configured for a content type other than protobuf and JSON,
-// and object types it cannot decode as client-go does.
-func newDirect[T Object](client any, opts Options) *direct[T] {
+// newDirect returns the direct path for client and its decoding, or nil
+// and the reason it does not apply: clients other than client-go's
+// generated typed clients over a REST client (the fakes, the dynamic and
+// metadata clients, your own), clients configured for a content type
+// other than protobuf and JSON, object types it cannot decode as
+// client-go does, and Options.DecodeWithClient.
+func newDirect[T Object](client any, opts Options) (*direct[T], Decoding) {
 	if opts.DecodeWithClient {
-		return nil
+		return nil, Decoding{Path: ClientDecoding, Reason: "Options.DecodeWithClient is set"}
 	}
 	t := reflect.TypeFor[T]()
 	if t.Kind() != reflect.Pointer || t.Elem().Kind() != reflect.Struct {
-		return nil
+		return nil, Decoding{Path: ClientDecoding, Reason: fmt.Sprintf("%s is not a pointer to a struct", t)}
 	}
-	access, ok := restAccessOf(client, t.Elem())
-	if !ok || !jsonDecodableType(t.Elem()) {
-		return nil
+	access, err := restAccessOf(client, t.Elem())
+	if err != nil {
+		return nil, Decoding{Path: ClientDecoding, Reason: err.Error()}
 	}
-	return &direct[T]{access: access, objects: newObjectType[T](t.Elem(), access.gvk, opts.DropManagedFields)}
+	if !jsonDecodableType(t.Elem()) {
+		return nil, Decoding{Path: ClientDecoding, Reason: fmt.Sprintf("JSON could decode %s differently than client-go: it holds interfaces or has JSON methods of its own", t)}
+	}
+	d := &direct[T]{access: access, objects: newObjectType[T](t.Elem(), access.gvk, opts.DropManagedFields)}
+	return d, Decoding{Path: access.path}
 }
 
 // objectsOf returns the decoding of objects that will be read-only or

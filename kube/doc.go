@@ -114,6 +114,10 @@
 // content preference in fields client-go does not export; a client-go
 // release that renames them makes the source fall back to the client too,
 // slower but never wrong (run the differential test after an upgrade).
+// ListerWatcher.Decoding reports the path a source takes (DirectProtobuf,
+// DirectJSON or ClientDecoding) and why it falls back, and the source logs
+// the same, once, at Info level, on its first List or Watch; a test fails
+// when the direct path does not apply to the client-go release in go.mod.
 //
 // The objects a source decodes share memory where they repeat each other:
 // every string equal to one the source decoded before (namespaces, field

@@ -2,6 +2,8 @@ package kube
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"strings"
@@ -30,6 +32,9 @@ type restAccess struct {
 	// gzip says that the client's transport asks for gzip on its own:
 	// the direct path asks for it itself, and inflates (see gzip.go).
 	gzip bool
+	// path is the media type the requests ask for first: DirectProtobuf
+	// or DirectJSON.
+	path DecodingPath
 }
 
 // typedClient is what every generated typed client (gentype.Client and
@@ -42,55 +47,83 @@ type typedClient interface {
 // restAccessOf returns the REST access of client if it is a generated
 // typed client over a real REST client (not one of client-go's fakes)
 // whose objects are elem: the requests it makes are then reproduced
-// exactly, and only their responses are decoded differently. It reports
-// false for every other client.
-func restAccessOf(client any, elem reflect.Type) (restAccess, bool) {
+// exactly, and only their responses are decoded differently. For every
+// other client it returns an error saying why.
+func restAccessOf(client any, elem reflect.Type) (restAccess, error) {
 	tc, ok := client.(typedClient)
 	if !ok {
-		return restAccess{}, false
+		if reachesFake(reflect.TypeOf(client), 3) {
+			return restAccess{}, errors.New("the client is one of client-go's fakes")
+		}
+		return restAccess{}, fmt.Errorf("%T is not one of client-go's generated typed clients", client)
 	}
 	rc, ok := tc.GetClient().(*rest.RESTClient)
-	if !ok || rc == nil || rc.Client == nil {
-		return restAccess{}, false
+	if !ok {
+		return restAccess{}, fmt.Errorf("the client's REST client is a %T, not a *rest.RESTClient", tc.GetClient())
 	}
-	resource, ok1 := gentypeField(client, "resource", reflect.String)
-	protobuf, ok2 := gentypeField(client, "prefersProtobuf", reflect.Bool)
-	if !ok1 || !ok2 || resource.String() == "" || !decodable(accept(rc, protobuf.Bool())) {
-		return restAccess{}, false
+	if rc == nil || rc.Client == nil {
+		return restAccess{}, errors.New("the client's REST client has no HTTP client")
+	}
+	resource, err := gentypeField(client, "resource", reflect.String)
+	if err != nil {
+		return restAccess{}, err
+	}
+	protobuf, err := gentypeField(client, "prefersProtobuf", reflect.Bool)
+	if err != nil {
+		return restAccess{}, err
+	}
+	if resource.String() == "" {
+		return restAccess{}, errors.New("the client has no resource")
+	}
+	accepted := accept(rc, protobuf.Bool())
+	if accepted == "" {
+		return restAccess{}, errors.New("the REST client's content configuration cannot be read: client-go's rest.RESTClient changed")
+	}
+	if !decodable(accepted) {
+		return restAccess{}, fmt.Errorf("the client accepts %q, not only protobuf and JSON", accepted)
+	}
+	path := DirectJSON
+	if strings.HasPrefix(accepted, protobufMediaType) {
+		path = DirectProtobuf
 	}
 	return restAccess{
 		client:    rc,
 		resource:  resource.String(),
 		namespace: tc.GetNamespace(),
 		protobuf:  protobuf.Bool(),
+		path:      path,
 		// Generated API types are named after their kind.
 		gvk:  rc.APIVersion().WithKind(elem.Name()),
 		gzip: transportCompresses(rc.Client.Transport),
-	}, true
+	}, nil
 }
 
 // gentypeField returns the unexported field name of the gentype.Client
-// that client is or embeds, if it has that kind.
-func gentypeField(client any, name string, kind reflect.Kind) (reflect.Value, bool) {
+// that client is or embeds, or an error if it has no such field of that
+// kind.
+func gentypeField(client any, name string, kind reflect.Kind) (reflect.Value, error) {
+	missing := func() error {
+		return fmt.Errorf("%T has no field %s of kind %s from %s: client-go's generated clients changed", client, name, kind, gentypePackage)
+	}
 	v := reflect.ValueOf(client)
 	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
 		if v.IsNil() {
-			return reflect.Value{}, false
+			return reflect.Value{}, fmt.Errorf("the client is a nil %T", client)
 		}
 		v = v.Elem()
 	}
 	if v.Kind() != reflect.Struct {
-		return reflect.Value{}, false
+		return reflect.Value{}, missing()
 	}
 	sf, ok := v.Type().FieldByName(name)
 	if !ok || sf.PkgPath != gentypePackage || sf.Type.Kind() != kind {
-		return reflect.Value{}, false
+		return reflect.Value{}, missing()
 	}
 	f, err := v.FieldByIndexErr(sf.Index)
 	if err != nil {
-		return reflect.Value{}, false
+		return reflect.Value{}, fmt.Errorf("%T reaches its field %s through a nil pointer", client, name)
 	}
-	return f, true
+	return f, nil
 }
 
 // accept returns the Accept header of the typed client's requests, as

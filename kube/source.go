@@ -3,8 +3,10 @@ package kube
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"math"
 	"reflect"
+	"sync"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -95,6 +97,10 @@ type Options struct {
 	// would change every object sharing the edited map, not just one: run
 	// the informer's MutationDetector in tests.
 	MapSharing MapSharing
+	// Logger receives the source's one log record: at Info level, on its
+	// first List or Watch, its decoding path (see ListerWatcher.Decoding)
+	// and, off the direct path, why. The default is slog.Default().
+	Logger *slog.Logger
 }
 
 // MapSharing says which sources make the objects an informer caches share
@@ -135,8 +141,10 @@ func (m MapSharing) resolved(decodes bool) MapSharing {
 // client: the source of an informer for one resource. It is safe for
 // simultaneous use by multiple goroutines.
 type ListerWatcher[T Object, L ListObject] struct {
-	client Client[L]
-	direct *direct[T] // nil where the source reads through client
+	client   Client[L]
+	direct   *direct[T] // nil where the source reads through client
+	decoding Decoding   // direct's path, or why direct is nil
+	logOnce  sync.Once  // logs decoding
 
 	items    itemsFunc[T, L]
 	opts     Options
@@ -163,9 +171,9 @@ func Source[T Object, L ListObject](client Client[L]) *ListerWatcher[T, L] {
 
 // SourceWithOptions is Source with selectors or without streaming lists.
 func SourceWithOptions[T Object, L ListObject](client Client[L], opts Options) *ListerWatcher[T, L] {
-	d := newDirect[T](client, opts)
+	d, decoding := newDirect[T](client, opts)
 	opts.MapSharing = opts.MapSharing.resolved(d != nil)
-	s := newSource[T](client, opts, lacksWatchList(client), typedIdentity[T](client, opts))
+	s := newSource[T](client, opts, decoding, lacksWatchList(client), typedIdentity[T](client, opts))
 	if d != nil && s.maps != nil {
 		d.readOnly = d.objects.readOnlyObjects(s.maps)
 	}
@@ -173,10 +181,10 @@ func SourceWithOptions[T Object, L ListObject](client Client[L], opts Options) *
 	return s
 }
 
-// newSource returns the source of client. noWatchList says that the
-// client, or the one it was made from, cannot stream lists.
-// opts.MapSharing is resolved: ShareAllMaps or KeepOwnMaps.
-func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchList bool, identity string) *ListerWatcher[T, L] {
+// newSource returns the source of client, which decodes as decoding says.
+// noWatchList says that the client, or the one it was made from, cannot
+// stream lists. opts.MapSharing is resolved: ShareAllMaps or KeepOwnMaps.
+func newSource[T Object, L ListObject](client Client[L], opts Options, decoding Decoding, noWatchList bool, identity string) *ListerWatcher[T, L] {
 	items, err := newItemsFunc[T, L]()
 	if err != nil {
 		panic(err)
@@ -199,6 +207,7 @@ func newSource[T Object, L ListObject](client Client[L], opts Options, noWatchLi
 		},
 		name:     reflect.TypeFor[T]().String(),
 		identity: identity,
+		decoding: decoding,
 	}
 }
 
@@ -229,6 +238,7 @@ func (s *ListerWatcher[T, L]) Capabilities() reflector.Capabilities { return s.c
 // (a shallow copy: its maps, slices and strings are not duplicated), so
 // that the list's array can be freed.
 func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptions) (reflector.ListResult[T], error) {
+	s.logDecoding(ctx)
 	lo := s.selectors()
 	lo.Limit = opts.Limit
 	lo.Continue = opts.Continue
@@ -283,6 +293,7 @@ func (s *ListerWatcher[T, L]) List(ctx context.Context, opts reflector.ListOptio
 // its own: each event goes from the client's decoding goroutine to the
 // reader's Next.
 func (s *ListerWatcher[T, L]) Watch(ctx context.Context, opts reflector.WatchOptions) (reflector.Watch[T], error) {
+	s.logDecoding(ctx)
 	lo := s.selectors()
 	lo.ResourceVersion = opts.ResourceVersion
 	lo.AllowWatchBookmarks = opts.AllowBookmarks
