@@ -60,10 +60,10 @@ type Options[K comparable] struct {
 	// Metrics, if set, is called once, by New, with the controller's name
 	// and its Stats method, for a metrics exporter to read when it
 	// collects.
-	Metrics func(name string, stats func() Stats)
+	Metrics MetricsProvider
 	// QueueMetrics, if set, is the queue.Options.Metrics of the
 	// controller's work queue, which is named after the controller.
-	QueueMetrics func(name string, snapshot func() queue.MetricsSnapshot) queue.Metrics
+	QueueMetrics queue.MetricsProvider
 }
 
 // Controller reconciles the keys of type K that its watches queue: the

@@ -131,3 +131,12 @@ func (c *Controller[K]) Stats() Stats {
 	s.ReconcileTime.Sum = time.Duration(m.sum.Load())
 	return s
 }
+
+// MetricsProvider hands a controller's counters to a metrics exporter: the
+// type of [Options.Metrics]. It is called once, by New, with the
+// controller's name and its Stats method. A metrics exporter's method with
+// this signature, such as the Controller method of the module
+// github.com/typedcache/typedcache/prometheus's Provider, is one:
+//
+//	c := controller.New("foo", reconcile, controller.Options[string]{Metrics: provider.Controller})
+type MetricsProvider func(name string, stats func() Stats)

@@ -70,7 +70,7 @@ func (c *Controller[K]) idleLocked() bool {
 // queue: it keeps the queue's snapshot for idleLocked, and records the
 // end of each key's processing, passing every call on to user's metrics
 // if set.
-func (c *Controller[K]) queueMetrics(user func(string, func() queue.MetricsSnapshot) queue.Metrics) func(string, func() queue.MetricsSnapshot) queue.Metrics {
+func (c *Controller[K]) queueMetrics(user queue.MetricsProvider) queue.MetricsProvider {
 	return func(name string, snapshot func() queue.MetricsSnapshot) queue.Metrics {
 		c.snapshot = snapshot
 		r := idleRecorder{done: c.processed}

@@ -27,7 +27,7 @@ type FactoryOptions struct {
 
 	// Metrics is the default Options.Metrics: set it to export the
 	// metrics of every informer of the factory.
-	Metrics func(name string, stats func() Stats)
+	Metrics MetricsProvider
 }
 
 // Factory holds one informer per source, shared by every controller of a

@@ -165,3 +165,13 @@ type HandlerOptions struct {
 	// Options.Buffer.
 	Buffer BufferOptions
 }
+
+// MetricsProvider hands an informer's counters to a metrics exporter: the
+// type of [Options.Metrics] and [FactoryOptions.Metrics]. It is called
+// once, by the informer's constructor, with the informer's name and its
+// Stats method. A metrics exporter's method with this signature, such as
+// the Informer method of the module
+// github.com/typedcache/typedcache/prometheus's Provider, is one:
+//
+//	factory := informer.NewFactory(informer.FactoryOptions{Metrics: provider.Informer})
+type MetricsProvider func(name string, stats func() Stats)

@@ -3,12 +3,18 @@ package prometheus_test
 import (
 	"log/slog"
 
+	"github.com/typedcache/typedcache/controller"
+	"github.com/typedcache/typedcache/informer"
 	"github.com/typedcache/typedcache/prometheus"
 	"github.com/typedcache/typedcache/queue"
 )
 
-// Provider.Queue is a queue.MetricsProvider.
-var _ queue.MetricsProvider = (*prometheus.Provider)(nil).Queue
+// The Provider's methods have the types of the options they are passed to.
+var (
+	_ queue.MetricsProvider      = (*prometheus.Provider)(nil).Queue
+	_ informer.MetricsProvider   = (*prometheus.Provider)(nil).Informer
+	_ controller.MetricsProvider = (*prometheus.Provider)(nil).Controller
+)
 
 // object is the object type of the tests.
 type object struct {
