@@ -89,7 +89,8 @@ func OwnsKind[T Object](c *controller.Controller[string], owned *informer.Inform
 // ControllerOwnerKeys returns the map function of Owns and OwnsKind: it
 // returns the key (keys.Join of the object's namespace and the owner's
 // name) of obj's controller owner if that owner is of the group and kind
-// owner, and nothing otherwise, or if obj has no namespace. Pass it to
+// owner, and nothing otherwise, or if obj has no namespace; obj must not
+// be nil (Watches never passes a deletion's unknown state). Pass it to
 // controller.Watches for a controller of string keys, or convert its
 // keys for a controller of another key type.
 func ControllerOwnerKeys[T metav1.Object](owner schema.GroupKind) func(obj T) []string {
