@@ -74,9 +74,10 @@
 //     package functions (Go methods cannot have type parameters), taking
 //     the informers themselves, and the key need not be a
 //     reconcile.Request.
-//   - Watches maps objects to keys with a plain func(T) []K; owner
-//     references are the map function's business (EnqueueRequestForOwner
-//     has no counterpart).
+//   - Watches maps objects to keys with a plain func(T) []K. Owner
+//     references are Kubernetes fields, so EnqueueRequestForOwner's
+//     counterpart is in the kube module: kube.Owns[*Owner](c, owned), or
+//     kube.ControllerOwnerKeys as the map function of Watches.
 //   - The priority queue ages low-priority keys, so none starves
 //     (controller-runtime#3496), and requeues keep a key's priority.
 //   - A terminal error forgets the key's failures; a retry cap with a

@@ -16,6 +16,54 @@
 // kube/leader runs a controller on one replica at a time: leader election
 // on a coordination.k8s.io/v1 Lease.
 //
+// # Controllers
+//
+// The controller package builds controllers from informers; this package
+// adds what needs Kubernetes itself:
+//
+//	m, err := kube.NewManager(cfg, kube.ManagerOptions{
+//		Manager:        controller.ManagerOptions{Addr: ":8081"},
+//		LeaderElection: kube.LeaderElection{Lease: "secret-mirror", Namespace: "default"},
+//	})
+//	configMaps := kube.For[*corev1.ConfigMap](m.Factory, m.Clientset.CoreV1().ConfigMaps(""))
+//	secrets := kube.For[*corev1.Secret](m.Factory, m.Clientset.CoreV1().Secrets(""))
+//	err = kube.AddOwnerIndex(secrets)
+//	c := controller.New("secret-mirror", reconcile, controller.Options[string]{})
+//	err = controller.For(c, configMaps)
+//	err = kube.Owns[*corev1.ConfigMap](c, secrets) // a change of a Secret queues its ConfigMap
+//	err = m.Add(c)
+//	err = m.Run(ctx)
+//
+// The parts:
+//
+//   - NewManager builds, from a rest.Config, the clientset, an
+//     informer.Factory and a controller.Manager that runs it, with a
+//     kube/leader.Elector when LeaderElection names a Lease; the returned
+//     Manager holds all three. Its doc states the client's defaults.
+//     NewManagerForClientset takes a clientset instead: the fake one in
+//     tests.
+//   - Owns (OwnsKind for a kind client-go's scheme does not know) queues
+//     the controller owner of each object of an owned informer, as
+//     controller-runtime's Owns does; ControllerOwnerKeys is its map
+//     function, for controller.Watches on controllers of other key types.
+//   - AddOwnerIndex indexes an informer's objects by the UID of their
+//     controller owner (IndexByOwner, under OwnerIndex), and OwnedBy lists
+//     the objects an owner controls from the cache, in time proportional
+//     to their number.
+//   - LabelSelectorPredicate and BeingDeleted are the predicates that need
+//     Kubernetes fields; the controller package has the others
+//     (GenerationChanged, LabelsChanged, ...).
+//
+// Testing. A controller that writes through client-go is best tested over
+// client-go's fake clientset: NewManagerForClientset(fake.NewClientset(),
+// ...) runs the whole controller (informers, mapping, queue, reconcile)
+// in-process, its writes come back through the informers as they would
+// from a server, and the fake's watches work in a testing/synctest bubble,
+// where synctest.Wait and Controller.WaitIdle tell when the controller is
+// done, with no sleeps. memsource replaces only the reading side (the
+// source of the informers), so it suits controllers whose writes do not
+// go through client-go.
+//
 // # Semantics
 //
 // Lists. List passes the reflector's page size and continue token through,

@@ -15,7 +15,8 @@
 // An Elector is a controller.Elector: set as ManagerOptions.Elector, it
 // makes a controller.Manager run its controllers on the leader only, and
 // its Leader method keeps the manager's /readyz failing until this
-// replica knows whether it leads.
+// replica knows whether it leads. kube.NewManager builds a manager with
+// one from a Lease's name (kube.LeaderElection).
 //
 // # Semantics
 //
