@@ -110,10 +110,19 @@ func run(ctx context.Context, rc *rest.Config, cfg config, logger *slog.Logger) 
 // runReplica runs one replica of the controller until ctx ends; sh, if
 // not nil, shards its keys with the other replicas.
 func runReplica(ctx context.Context, client kubernetes.Interface, cfg config, sh *shard.Shard, logger *slog.Logger) error {
+	m, _, err := newReplica(client, cfg, sh, logger)
+	if err != nil {
+		return err
+	}
+	return m.Run(ctx)
+}
+
+// newReplica returns the Manager of one replica and its controller.
+func newReplica(client kubernetes.Interface, cfg config, sh *shard.Shard, logger *slog.Logger) (*controller.Manager, *controller.Controller[string], error) {
 	factory := informer.NewFactory(informer.FactoryOptions{Logger: logger})
 	c, err := newController(client, factory, cfg.namespace, cfg.workers, logger)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	opts := controller.ManagerOptions{Addr: cfg.addr}
 	if sh != nil {
@@ -121,9 +130,9 @@ func runReplica(ctx context.Context, client kubernetes.Interface, cfg config, sh
 	}
 	m := controller.NewManager(factory, opts)
 	if err := m.Add(c); err != nil {
-		return err
+		return nil, nil, err
 	}
-	return m.Run(ctx)
+	return m, c, nil
 }
 
 // hostname returns the host's name in the form a Lease name accepts, or
