@@ -177,6 +177,8 @@ func TestShardedKeys(t *testing.T) {
 		if diff := cmp.Diff([]string{"ns/c"}, rec.sorted()); diff != "" {
 			t.Errorf("reconciled after gaining c mismatch (-want +got):\n%s", diff)
 		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		if s.running != 0 {
 			t.Errorf("%d works not ended", s.running)
 		}
