@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"log/slog"
 	"slices"
 	"sync"
@@ -64,6 +65,15 @@ type Options[K comparable] struct {
 	// QueueMetrics, if set, is the queue.Options.Metrics of the
 	// controller's work queue, which is named after the controller.
 	QueueMetrics queue.MetricsProvider
+
+	// KeyName names a key for a Sharder (see ManagerOptions.Elector): it
+	// returns the cache key of the key's primary object, the string
+	// ForKey's keyOf makes the key from, so that keyOf(KeyName(k)) is k.
+	// Replicas own keys by their names. A controller whose primary watch
+	// is For needs none (its keys are cache keys); one whose primary
+	// watch is ForKey needs one to be sharded, or the Manager's Run fails
+	// with ErrNoKeyName. Without a Sharder it is not used.
+	KeyName func(key K) string
 }
 
 // Controller reconciles the keys of type K that its watches queue: the
@@ -84,6 +94,12 @@ type Controller[K comparable] struct {
 	metrics   metrics
 	// snapshot reads the queue's gauges; set by the queue's constructor.
 	snapshot func() queue.MetricsSnapshot
+	// keyName is Options.KeyName, or the identity once For made the
+	// primary watch; nil otherwise.
+	keyName func(K) string
+	// gate, set before Run by a Manager whose Elector is a Sharder,
+	// decides which keys the workers process; nil when not sharded.
+	gate ShardGate
 
 	// mu guards the fields below; cond, on mu, is broadcast when the
 	// controller may have become idle, or stopped (see idle.go).
@@ -95,6 +111,8 @@ type Controller[K comparable] struct {
 	working bool
 	stopped bool
 	watches []watch
+	// primary is the primary watch, once added.
+	primary primary[K]
 	// reconciling counts the keys whose reconcile has been called and
 	// whose processing has not ended (the queue reports the end of each
 	// with Metrics.Processed).
@@ -107,6 +125,14 @@ type watch struct {
 	// remove removes the handler and returns a channel closed once it
 	// will not be called again.
 	remove func() <-chan struct{}
+}
+
+// primary is what a sharded controller needs of its primary watch.
+type primary[K comparable] struct {
+	// all returns the keys of the primary informer's cache.
+	all func() iter.Seq[string]
+	// keyOf makes the controller's key from a cache key.
+	keyOf func(key string) (K, error)
 }
 
 // New returns a controller called name that reconciles keys of type K with
@@ -137,6 +163,7 @@ func New[K comparable](name string, reconcile func(ctx context.Context, key K) (
 		name:      name,
 		reconcile: reconcile,
 		logger:    logger.With("controller", name),
+		keyName:   opts.KeyName,
 		runOpts: queue.RunOptions[K]{
 			Workers:    max(opts.MaxConcurrentReconciles, 1),
 			MaxRetries: opts.MaxRetries,
@@ -242,12 +269,21 @@ func (c *Controller[K]) stop(watches []watch) {
 	c.mu.Unlock()
 }
 
-// process is what the workers call for each key: reconcile, measured,
-// with the key's logger in its context.
-func (c *Controller[K]) process(ctx context.Context, key K) (res queue.Result, err error) {
+// process is what the workers call for each key: reconcileKey, through
+// the gate when the controller is sharded.
+func (c *Controller[K]) process(ctx context.Context, key K) (queue.Result, error) {
 	c.mu.Lock()
 	c.reconciling++
 	c.mu.Unlock()
+	if c.gate != nil {
+		return c.gated(ctx, key)
+	}
+	return c.reconcileKey(ctx, key)
+}
+
+// reconcileKey calls reconcile, measured, with the key's logger in its
+// context.
+func (c *Controller[K]) reconcileKey(ctx context.Context, key K) (res queue.Result, err error) {
 	c.metrics.active.Add(1)
 	start := time.Now()
 	returned := false

@@ -20,7 +20,15 @@ import (
 // For fails with ErrNoPrimary if c already has a primary watch, with
 // ErrStarted once Run has started, and as inf.AddEventHandler does.
 func For[T keys.Object](c *Controller[string], inf *informer.Informer[T], preds ...Predicate[T]) error {
-	return ForKey(c, inf, func(key string) (string, error) { return key, nil }, preds...)
+	if err := ForKey(c, inf, func(key string) (string, error) { return key, nil }, preds...); err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if c.keyName == nil {
+		c.keyName = func(key string) string { return key }
+	}
+	c.mu.Unlock()
+	return nil
 }
 
 // ForKey is For for a controller whose keys are of another type than
@@ -33,7 +41,8 @@ func ForKey[T keys.Object, K comparable](c *Controller[K], inf *informer.Informe
 		panic("controller: ForKey called with a nil key function")
 	}
 	h := forHandler[T, K]{c: c, pred: And(preds...), keyOf: keyOf}
-	return addWatch(c, inf, informer.HandlerFuncs[T]{AddFunc: h.OnAdd, UpdateFunc: h.OnUpdate, DeleteFunc: h.OnDelete}, true)
+	p := &primary[K]{all: inf.Cache().Keys, keyOf: keyOf}
+	return addWatch(c, inf, informer.HandlerFuncs[T]{AddFunc: h.OnAdd, UpdateFunc: h.OnUpdate, DeleteFunc: h.OnDelete}, p)
 }
 
 // Watches adds a secondary watch to c: every event of an object of inf
@@ -52,11 +61,12 @@ func Watches[T keys.Object, K comparable](c *Controller[K], inf *informer.Inform
 		panic("controller: Watches called with a nil map function")
 	}
 	h := watchHandler[T, K]{c: c, pred: And(preds...), mapFn: mapFn}
-	return addWatch(c, inf, informer.HandlerFuncs[T]{AddFunc: h.OnAdd, UpdateFunc: h.OnUpdate, DeleteFunc: h.OnDelete}, false)
+	return addWatch(c, inf, informer.HandlerFuncs[T]{AddFunc: h.OnAdd, UpdateFunc: h.OnUpdate, DeleteFunc: h.OnDelete}, nil)
 }
 
-// addWatch registers h on inf for c, as its primary watch if primary.
-func addWatch[T keys.Object, K comparable](c *Controller[K], inf *informer.Informer[T], h informer.HandlerFuncs[T], primary bool) error {
+// addWatch registers h on inf for c, as its primary watch described by p
+// if p is not nil.
+func addWatch[T keys.Object, K comparable](c *Controller[K], inf *informer.Informer[T], h informer.HandlerFuncs[T], p *primary[K]) error {
 	if c.queue == nil {
 		return errZero
 	}
@@ -65,14 +75,16 @@ func addWatch[T keys.Object, K comparable](c *Controller[K], inf *informer.Infor
 	switch {
 	case c.started:
 		return ErrStarted
-	case primary && c.hasPrimary:
+	case p != nil && c.hasPrimary:
 		return ErrNoPrimary
 	}
 	reg, err := inf.AddEventHandlerWithOptions(h, informer.HandlerOptions{Name: c.name})
 	if err != nil {
 		return fmt.Errorf("controller %s: watching %s: %w", c.name, inf.Name(), err)
 	}
-	c.hasPrimary = c.hasPrimary || primary
+	if p != nil {
+		c.hasPrimary, c.primary = true, *p
+	}
 	c.watches = append(c.watches, watch{
 		reg: reg,
 		remove: func() <-chan struct{} {

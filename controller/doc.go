@@ -46,6 +46,16 @@
 //     is queued and no key is being processed (keys waiting for a delay
 //     do not count), so that tests need no sleeps; in a testing/synctest
 //     bubble, after synctest.Wait, it also covers every change made.
+//   - Sharding. Under a Manager whose Elector is a [Sharder] (kube/shard's
+//     *Shard), every replica runs the controller, and each key is
+//     reconciled by one replica at a time: the workers ask the
+//     controller's [ShardGate] before each reconcile, forget the keys it
+//     drops or parks, reconcile in the context it gives (which ends when
+//     the replica may no longer run the key), and queue again at once a
+//     key whose reconcile failed after that context was fenced. Keys are
+//     named by the cache keys of their primary objects (Options.KeyName
+//     for a ForKey controller), and the keys a replica gains come from
+//     the primary informer's cache.
 //   - Metrics. [Controller.Stats] is a snapshot of the counters
 //     controller-runtime exports (reconciles by result, errors, terminal
 //     errors, panics, reconcile time, workers), which Options.Metrics

@@ -13,11 +13,11 @@ import (
 // has returned. It returns nil when ctx ended, and otherwise why it
 // stopped: leadership was lost, or the campaign failed.
 //
-// kube/leader's *Elector is one: one replica at a time leads. So is
-// kube/shard's *Shard: it calls lead at once on every replica, which runs
-// the controllers on all of them, and each controller's queue processes
-// only the keys of its shard (its workers wrap the reconcile function
-// with the Shard's Work.Process).
+// kube/leader's *Elector is one: one replica at a time leads. An Elector
+// that is also a Sharder, such as kube/shard's *Shard, calls lead at once
+// on every replica, which runs the controllers on all of them, and the
+// Manager makes each controller's workers process only the keys of this
+// replica's shard, through the ShardGate the Sharder gives it.
 type Elector interface {
 	Run(ctx context.Context, lead func(ctx context.Context) error) error
 }

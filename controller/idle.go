@@ -22,7 +22,8 @@ import (
 //
 // A key waiting for a delay (Result.RequeueAfter, or a retry's backoff)
 // does not keep the controller busy until the queue's timer fires and
-// queues it. Nor does a change that the controller's handlers have not
+// queues it, nor does a key a sharded controller's ShardGate parked, until
+// the gate adds it again. Nor does a change that the controller's handlers have not
 // yet received: WaitIdle knows nothing of the informers' own buffers and
 // of the source. In a testing/synctest bubble, call synctest.Wait first,
 // so that every change made has reached the queue; WaitIdle waits on a

@@ -35,8 +35,11 @@ var (
 // DefaultGracefulShutdownTimeout.
 type ManagerOptions struct {
 	// Elector, if not nil, runs the leader-only runnables (see Add) on
-	// the elected replica only. kube/leader's *Elector and kube/shard's
-	// *Shard are Electors.
+	// the elected replica only: kube/leader's *Elector. A Sharder, such
+	// as kube/shard's *Shard, runs them on every replica instead, and
+	// shards the keys of every Controller among them: before anything
+	// starts, Run gives each leader-only Controller its ShardGate, and
+	// fails if one cannot be sharded (ErrNoKeyName).
 	Elector Elector
 	// GracefulShutdownTimeout is how long Run waits, once its context
 	// ended or a runnable failed, for the runnables and then the

@@ -44,6 +44,9 @@ func (m *Manager) Run(ctx context.Context) error {
 	m.stopping = runCtx.Done()
 	entries := m.runnables
 	m.mu.Unlock()
+	if err := m.shard(entries); err != nil {
+		return err
+	}
 
 	lis, err := m.listen()
 	if err != nil {
@@ -73,6 +76,23 @@ func (m *Manager) Run(ctx context.Context) error {
 	}
 	<-runCtx.Done()
 	return r.shutdown(entries, srv, &serving)
+}
+
+// shard gives each controller that runs under the Elector its gate, when
+// the Elector is a Sharder.
+func (m *Manager) shard(entries []*entry) error {
+	s, ok := m.opts.Elector.(Sharder)
+	if !ok {
+		return nil
+	}
+	for _, e := range entries {
+		if c, ok := e.r.(shardable); ok && e.leader {
+			if err := c.shard(s); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // listen returns the listener of the HTTP endpoints, or nil for none.

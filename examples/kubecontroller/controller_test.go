@@ -67,7 +67,9 @@ func testAgainstServer(t *testing.T, kubeconfig string, replicas int) {
 	defer w.Stop()
 	runCtx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
-	go func() { done <- run(runCtx, kubeconfig, ns, 2, replicas, slog.New(failOnMutation{t})) }()
+	go func() {
+		done <- run(runCtx, cfg, config{namespace: ns, workers: 2, replicas: replicas}, slog.New(failOnMutation{t}))
+	}()
 
 	first := waitForHash(t, w, "", "after start")
 	cm.Data["greeting"] = "bonjour"

@@ -8,19 +8,29 @@
 // only the keys it gains or had.
 //
 //	sh, err := shard.New(cs.CoordinationV1().Leases(ns), "my-controller", podName, shard.Options{})
-//	work, err := shard.NewWork(sh, q, keyString, pods.Cache().Keys())
-//	err = sh.Run(ctx, func(ctx context.Context) error {
-//		return q.Run(ctx, work.Process(reconcile), queue.RunOptions[K]{Workers: 2})
-//	})
+//	m := controller.NewManager(factory, controller.ManagerOptions{Elector: sh})
+//	err = m.Add(myController) // a *controller.Controller
+//	err = m.Run(ctx)
 //
 // Every replica runs its informers over all the objects, as without
 // sharding; the reconcile function does not change.
 //
-// A Shard is a controller.Elector: set as ManagerOptions.Elector, it makes
-// a controller.Manager run its controllers inside Run, on every replica
-// at once, and keep the membership while they run. Each controller's
-// workers must still process its keys through the Shard's Work.Process;
-// the manager does not do it for them.
+// A Shard is a controller.Sharder: set as ManagerOptions.Elector, it
+// makes a controller.Manager run its controllers on every replica at
+// once, keeps the membership while they run, and gives each controller a
+// gate ([Shard.Gate], a *Work[string] over the controller's key names)
+// that its workers ask before each reconcile, so that each processes only
+// the keys of this member's shard. Keys are named by the cache keys of
+// their primary objects, and the keys this member gains are walked from
+// the controller's primary informer's cache.
+//
+// A bare work queue is sharded the same way with NewWork, its workers
+// wrapping the reconcile function with [Work.Process]:
+//
+//	work, err := shard.NewWork(sh, q, keyString, pods.Cache().Keys())
+//	err = sh.Run(ctx, func(ctx context.Context) error {
+//		return q.Run(ctx, work.Process(reconcile), queue.RunOptions[K]{Workers: 2})
+//	})
 //
 // # Semantics
 //
@@ -96,7 +106,8 @@
 // elsewhere (an update request already sent) is not fenced.
 //
 // Every key is processed by a live member. Keys a member gains when the
-// target changes are queued from the iterator given to NewWork, and keys
+// target changes are queued from the iterator given to NewWork (for a
+// controller, its primary informer's cache), and keys
 // it parked are queued again when the acks change. A key is held up while
 // a member that owned it under an older set still has work on it, and
 // until every live member has acked a set under which it moves. Timings:
@@ -146,8 +157,9 @@
 // goroutines; only one Run of a Shard may be in progress at a time
 // (another returns ErrRunning). Run runs one goroutine for the membership
 // loop and returns after fn has returned and the loop has stopped. The
-// Works' methods that queue keys are called from that loop, never under
-// a lock; the iterator given to NewWork runs there too, and delays the
+// Works' methods that queue keys (and a controller's ShardKeys.Add) are
+// called from that loop, never under a lock; the iterator given to
+// NewWork (a controller's ShardKeys.All) runs there too, and delays the
 // next renewal while it runs, so it should only walk a cache.
 //
 // # Differences from client-go

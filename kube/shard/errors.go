@@ -2,7 +2,7 @@ package shard
 
 import "errors"
 
-// ErrInvalid is wrapped by every error New, NewWork and Run return for an
+// ErrInvalid is wrapped by every error New, NewWork, Gate and Run return for an
 // argument they reject.
 var ErrInvalid = errors.New("shard: invalid configuration")
 

@@ -18,10 +18,11 @@ var errStopped = errors.New("shard: Run stopped")
 // Run makes this replica a member of the group, calls fn with ctx, and
 // keeps the membership while fn runs: the replica's Lease is renewed
 // every retry period, the group's Leases are read, and the keys this
-// member owns change as members come and go. fn runs the controller (its
-// informers and its queue's Run with [Work.Process]); work on keys starts
-// only while Run runs, and keys wait while this member is not a live
-// member, however long that lasts.
+// member owns change as members come and go. fn runs the controller: its
+// informers and its queue's Run with [Work.Process], or, under a
+// controller.Manager, the Manager's controllers through their gates.
+// Work on keys starts only while Run runs, and keys wait while this
+// member is not a live member, however long that lasts.
 //
 // When fn returns, Run stops the membership: it cancels the contexts of
 // work still running, waits up to the renew deadline for it to end, and

@@ -12,9 +12,11 @@ import (
 // Work shards the keys of one work queue among the members of a group:
 // wrapped by [Work.Process], the queue's workers process only the keys
 // this member owns, and only when no other member can be processing them.
+// A controller.Manager whose Elector is the Shard makes one for each
+// controller (see [Shard.Gate]); NewWork makes one for a bare queue.
 type Work[K comparable] struct {
 	s   *Shard
-	q   *queue.TypedRateLimitingQueue[K]
+	add func(K)
 	key func(K) string
 	all iter.Seq[K]
 
@@ -33,17 +35,23 @@ type Work[K comparable] struct {
 // member gains keys, and its keys this member gained are added to q.
 // NewWork returns an error wrapping ErrInvalid if an argument is nil.
 func NewWork[K comparable](s *Shard, q *queue.TypedRateLimitingQueue[K], key func(K) string, all iter.Seq[K]) (*Work[K], error) {
+	if q == nil {
+		return nil, fmt.Errorf("%w: nil queue", ErrInvalid)
+	}
+	return newWork(s, q.Add, key, all)
+}
+
+// newWork returns the sharding by s of the keys that add queues.
+func newWork[K comparable](s *Shard, add func(K), key func(K) string, all iter.Seq[K]) (*Work[K], error) {
 	switch {
 	case s == nil:
 		return nil, fmt.Errorf("%w: nil Shard", ErrInvalid)
-	case q == nil:
-		return nil, fmt.Errorf("%w: nil queue", ErrInvalid)
 	case key == nil:
 		return nil, fmt.Errorf("%w: nil key function", ErrInvalid)
 	case all == nil:
 		return nil, fmt.Errorf("%w: nil key iterator", ErrInvalid)
 	}
-	w := &Work[K]{s: s, q: q, key: key, all: all, parked: map[K]struct{}{}}
+	w := &Work[K]{s: s, add: add, key: key, all: all, parked: map[K]struct{}{}}
 	s.mu.Lock()
 	s.works = append(s.works, w)
 	s.mu.Unlock()
@@ -68,23 +76,45 @@ func NewWork[K comparable](s *Shard, q *queue.TypedRateLimitingQueue[K], key fun
 // The decision and the record that the key's work runs are made together
 // under the Shard's lock, atomically with changes of membership.
 func (w *Work[K]) Process(reconcile func(context.Context, K) (queue.Result, error)) func(context.Context, K) (queue.Result, error) {
-	return func(ctx context.Context, k K) (queue.Result, error) {
-		name := w.key(k)
-		park := func() { w.park(k) }
-		wctx, cancel, v := w.s.start(ctx, name, park)
-		if v != started {
+	return func(ctx context.Context, k K) (res queue.Result, err error) {
+		wctx, end, ok := w.Start(ctx, k)
+		if !ok {
 			return queue.Result{}, nil
 		}
-		res, err := reconcile(wctx, k)
-		cancel(nil)
-		if w.s.finish(name, wctx) && err != nil {
+		returned := false
+		defer func() {
+			if !returned {
+				end() // a panic goes on to the queue's worker
+			}
+		}()
+		res, err = reconcile(wctx, k)
+		returned = true
+		if end() && err != nil {
 			// Its term ended under it: run it again, through this
 			// function, which parks it until this member may.
-			w.q.Add(k)
+			w.add(k)
 			return queue.Result{}, nil
 		}
 		return res, err
 	}
+}
+
+// Start is the decision Process makes for k, for a caller that runs the
+// work itself: ok false means k was dropped or parked, as Process
+// describes; otherwise the work runs in wctx, and end, called once it
+// has returned (exactly once), reports whether it was fenced while it
+// ran, in which case the caller queues k again at once rather than retry
+// an error with backoff. A *Work[string] is a controller.ShardGate.
+func (w *Work[K]) Start(ctx context.Context, k K) (wctx context.Context, end func() (fenced bool), ok bool) {
+	name := w.key(k)
+	wctx, cancel, v := w.s.start(ctx, name, func() { w.park(k) })
+	if v != started {
+		return nil, nil, false
+	}
+	return wctx, func() bool {
+		cancel(nil)
+		return w.s.finish(name, wctx)
+	}, true
 }
 
 // park records k as owned but not startable.
@@ -101,7 +131,7 @@ func (w *Work[K]) unpark() {
 	w.parked = map[K]struct{}{}
 	w.mu.Unlock()
 	for k := range parked {
-		w.q.Add(k)
+		w.add(k)
 	}
 }
 
@@ -118,7 +148,7 @@ func (w *Work[K]) gained(before, now members) {
 	w.mu.Unlock()
 	for k := range w.all {
 		if name := w.key(k); now.owner(name) == id && before.owner(name) != id {
-			w.q.Add(k)
+			w.add(k)
 		}
 	}
 }
