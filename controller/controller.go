@@ -243,7 +243,7 @@ func (c *Controller[K]) stop(watches []watch) {
 }
 
 // process is what the workers call for each key: reconcile, measured,
-// with the key's logger in its context.
+// with the key's logger in its context (built if LoggerFrom asks).
 func (c *Controller[K]) process(ctx context.Context, key K) (res queue.Result, err error) {
 	c.mu.Lock()
 	c.reconciling++
@@ -257,7 +257,7 @@ func (c *Controller[K]) process(ctx context.Context, key K) (res queue.Result, e
 		c.metrics.observe(time.Since(start), res, err, !returned)
 		c.metrics.active.Add(-1)
 	}()
-	ctx = context.WithValue(ctx, loggerKey{}, c.logger.With("key", key))
+	ctx = context.WithValue(ctx, loggerKey{}, &keyLogger[K]{parent: c.logger, key: key})
 	res, err = c.reconcile(ctx, key)
 	returned = true
 	return res, err
