@@ -282,7 +282,7 @@ func (c *Controller[K]) process(ctx context.Context, key K) (queue.Result, error
 }
 
 // reconcileKey calls reconcile, measured, with the key's logger in its
-// context.
+// context (built if LoggerFrom asks).
 func (c *Controller[K]) reconcileKey(ctx context.Context, key K) (res queue.Result, err error) {
 	c.metrics.active.Add(1)
 	start := time.Now()
@@ -293,7 +293,7 @@ func (c *Controller[K]) reconcileKey(ctx context.Context, key K) (res queue.Resu
 		c.metrics.observe(time.Since(start), res, err, !returned)
 		c.metrics.active.Add(-1)
 	}()
-	ctx = context.WithValue(ctx, loggerKey{}, c.logger.With("key", key))
+	ctx = context.WithValue(ctx, loggerKey{}, &keyLogger[K]{parent: c.logger, key: key})
 	res, err = c.reconcile(ctx, key)
 	returned = true
 	return res, err

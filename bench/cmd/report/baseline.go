@@ -13,7 +13,7 @@ const implControllerRuntime = "controller-runtime"
 
 // baselines names, for the areas whose ratios and targets are not against
 // client-go, the implementation they are against.
-var baselines = map[string]string{priorityArea: implControllerRuntime}
+var baselines = map[string]string{priorityArea: implControllerRuntime, controllerArea: implControllerRuntime}
 
 // baselineOf returns the implementation the rows of area compare
 // typedcache with: client-go unless baselines says otherwise.
@@ -61,6 +61,10 @@ func withPriorityRows(rows []row) []row {
 	return slices.Insert(rows, i, priorityRows...)
 }
 
+// withClientGo lists the areas, among those whose baseline is not
+// client-go, whose tables show client-go's value beside.
+var withClientGo = map[string]bool{priorityArea: true}
+
 // clientGoCells returns, for a row of an area whose baseline is not
 // client-go, the cells of client-go's median and of typedcache's ratio
 // against it.
@@ -73,12 +77,12 @@ func clientGoCells(res *results, o outcome) (value, ratioText string) {
 }
 
 // tableHeader returns the header of area's table: the baseline's column
-// first, then typedcache's, and for an area whose baseline is not
-// client-go, client-go's value and typedcache's ratio against it last.
+// first, then typedcache's, and for an area of withClientGo, client-go's
+// value and typedcache's ratio against it last.
 func tableHeader(area string) string {
 	base := baselineOf(area)
-	if base == implClientGo {
-		return "| workload | unit | client-go | typedcache | ratio | target | met | noise |\n" +
+	if base == implClientGo || !withClientGo[area] {
+		return "| workload | unit | " + base + " | typedcache | ratio | target | met | noise |\n" +
 			"|---|---|--:|--:|--:|---|---|--:|\n"
 	}
 	return "| workload | unit | " + base + " | typedcache | ratio | target | met | noise | client-go | ratio vs client-go |\n" +

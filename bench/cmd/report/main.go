@@ -9,10 +9,11 @@
 //	go run ./cmd/report -quick -out /tmp/bench   # sizes / 10, -count 1
 //	go run ./cmd/report -server only -out /tmp/server   # the real-server rows alone
 //
-// The benchmarks listed in separate (send-to-handler latency) are left out
-// of the main go test run and run instead in -processes processes of
-// their own, -count 1 each; their rows report the median of the process
-// medians and its range, and their targets apply to that median.
+// The benchmarks listed in separate (send-to-handler latency, the
+// controller rows) are left out of the main go test run and run instead
+// in -processes processes of their own, -count 1 each; their rows report
+// the median of the process medians and its range, and their targets
+// apply to that median.
 //
 // When a real kube-apiserver is running (TYPEDCACHE_KUBECONFIG is set, as
 // scripts/kube-apiserver/cluster start prints it), the kube module's
@@ -50,7 +51,7 @@ func main() {
 	count := flag.Int("count", 0, "runs of each benchmark (default 10, or 1 with -quick)")
 	benchtime := flag.String("benchtime", "", "go test -benchtime (default 1s, or 100ms with -quick)")
 	filter := flag.String("bench", ".", "go test -bench: which benchmarks to run")
-	processes := flag.Int("processes", 0, "processes that each run the latency benchmarks once (default 10, or 5 with -quick)")
+	processes := flag.Int("processes", 0, "processes that each run the latency and controller benchmarks once (default 10, or 5 with -quick)")
 	out := flag.String("out", ".", "directory to write "+markdownName+", "+svgName+" and "+rawName+" to")
 	from := flag.String("from", "", "read go test output from this file instead of running the benchmarks")
 	server := flag.String("server", serverAuto, "real-server rows: auto (when "+serverEnv+" is set), off, or only")
@@ -98,6 +99,9 @@ func run(quick bool, count, processes int, benchtime, filter, out, from, server 
 	if server == serverOnly {
 		command += " -server only"
 	}
+	if filter != "." {
+		command += " -bench '" + filter + "'"
+	}
 	info := runInfo{
 		date:      time.Now().UTC().Format("2006-01-02 15:04 MST"),
 		commit:    commit(),
@@ -107,6 +111,7 @@ func run(quick bool, count, processes int, benchtime, filter, out, from, server 
 		count:     count,
 		processes: processes,
 		command:   command,
+		filter:    filter,
 		svgName:   svgName,
 		rawName:   rawName,
 	}

@@ -19,6 +19,7 @@ type runInfo struct {
 	count     int
 	processes int
 	command   string
+	filter    string // go test -bench, if not every benchmark
 	svgName   string
 	rawName   string
 	server    serverRun // the run of the real-server rows, if any
@@ -34,6 +35,7 @@ const (
 	keyMode      = "report-mode"
 	keyCount     = "report-count"
 	keyProcesses = "report-processes"
+	keyBench     = "report-bench" // the -bench filter of a run of some benchmarks only
 )
 
 // header returns the configuration lines that describe the run, so that
@@ -43,9 +45,13 @@ func (info runInfo) header() string {
 	if info.quick {
 		mode = "quick"
 	}
-	return fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n%s: %d\n%s: %s\n%s: %d\n%s: %d\n",
+	h := fmt.Sprintf("%s: %s\n%s: %s\n%s: %s\n%s: %d\n%s: %s\n%s: %d\n%s: %d\n",
 		keyDate, info.date, keyCommit, info.commit, keyGo, info.goVersion,
 		keyCPUs, info.cpus, keyMode, mode, keyCount, info.count, keyProcesses, info.processes)
+	if info.filter != "" && info.filter != "." {
+		h += fmt.Sprintf("%s: %s\n", keyBench, info.filter)
+	}
+	return h
 }
 
 // restore takes the run's facts from the configuration lines of its raw
@@ -69,6 +75,9 @@ func (info *runInfo) restore(config map[string]string) {
 		if info.quick {
 			info.command += " -quick"
 		}
+		if f := config[keyBench]; f != "" {
+			info.command += " -bench '" + f + "'"
+		}
 	}
 	if v, err := strconv.Atoi(config[keyCount]); err == nil {
 		info.count = v
@@ -91,8 +100,8 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 	fmt.Fprintf(&b, "- Run: %s, commit `%s`, %s.\n", info.date, info.commit, mode)
 	fmt.Fprintf(&b, "- Machine: %s, %s/%s, %d CPUs; %s.\n", orUnknown(res.cpu), orUnknown(res.goos), orUnknown(res.goarch), info.cpus, info.goVersion)
 	fmt.Fprintf(&b, "- Command: `%s` (in `bench/`); raw `go test` output in [%s](%s), readable by benchstat.\n", info.command, info.rawName, info.rawName)
-	b.WriteString("- Each value is the median of the runs; *ratio* is how many times better typedcache is (client-go ÷ typedcache for costs, typedcache ÷ client-go for rates), so above 1 means typedcache wins; in the priority queue's table, against controller-runtime instead of client-go. *Noise* is the largest deviation of a single run from the median, on either side.\n")
-	fmt.Fprintf(&b, "- The latency rows run in %d separate processes, `-count 1` each: their value is the median of the process medians, their target applies to it, and the noise column gives the range of the processes' ratios (each side's range is under the table).\n", info.processes)
+	b.WriteString("- Each value is the median of the runs; *ratio* is how many times better typedcache is (client-go ÷ typedcache for costs, typedcache ÷ client-go for rates), so above 1 means typedcache wins; in the priority queue's and the controller's tables, against controller-runtime instead of client-go. *Noise* is the largest deviation of a single run from the median, on either side.\n")
+	fmt.Fprintf(&b, "- The latency and controller rows run in %d separate processes, `-count 1` each: their value is the median of the process medians, their target applies to it, and the noise column gives the range of the processes' ratios (each side's range is under the table).\n", info.processes)
 	b.WriteString("- Reflector and informer rows are on the **Kubernetes path**: typedcache reads the same in-memory client-go source as client-go, through `kube.SourceWithOptions`, and both copy the listed items out of the same `*corev1.ConfigMapList` (nothing is decoded on either side). The targets apply to these rows. The same rows with typedcache reading its own source of prebuilt objects are under [custom sources](#custom-sources), without targets.\n")
 	b.WriteString("- Both sides store the same `*corev1.ConfigMap` values (name, namespace, 3 labels, resource version, 3 data entries of 32 bytes), or `*corev1.Pod` values of a few kilobytes where a row says Pods. What each workload does: [README.md](README.md#what-is-measured) and the benchmark's doc comment.\n\n")
 
@@ -140,13 +149,15 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 			fmt.Fprintf(&b, "\n## %s\n\n", area)
 			if area == serverArea {
 				writeServerRun(&b, info.server)
+			} else if r := areaRun(res, outs, area); r > 0 {
+				writeLaterRun(&b, res.later[r-1])
 			}
 			b.WriteString(tableHeader(area))
 		}
 		inArea = append(inArea, o)
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |",
 			o.what, o.unit, cell(o, o.cg), cell(o, o.tc), ratioCell(o), targetCell(o), metCell(o), noiseCell(o))
-		if baselineOf(area) != implClientGo {
+		if withClientGo[area] {
 			value, r := clientGoCells(res, o)
 			fmt.Fprintf(&b, " %s | %s |", value, r)
 		}
@@ -164,6 +175,39 @@ func writeMarkdown(w io.Writer, info runInfo, res *results, outs []outcome) erro
 	return err
 }
 
+// areaRun returns the run the measured rows of area come from, when they
+// all come from the same run; 0 (the first run) otherwise.
+func areaRun(res *results, outs []outcome, area string) int {
+	run := -1
+	for _, o := range outs {
+		if o.area != area || !o.measured {
+			continue
+		}
+		r := res.runOf(o.bench)
+		if run >= 0 && r != run {
+			return 0
+		}
+		run = r
+	}
+	return max(run, 0)
+}
+
+// writeLaterRun states, under an area's heading, the run its rows come
+// from when it is not the first of the raw output: a run of some
+// benchmarks only, joined to a full run's output and redrawn with -from.
+func writeLaterRun(b *strings.Builder, config map[string]string) {
+	mode := "full sizes"
+	if config[keyMode] == "quick" {
+		mode = "**quick**: sizes divided by 10"
+	}
+	command := "go run ./cmd/report"
+	if f := config[keyBench]; f != "" {
+		command += " -bench '" + f + "'"
+	}
+	fmt.Fprintf(b, "Run: %s, commit `%s`, %s, `-count %s`, %s processes for the rows run in several; command `%s`, its raw output joined to the run above's and redrawn with `-from`.\n\n",
+		orUnknown(config[keyDate]), orUnknown(config[keyCommit]), mode, orUnknown(config[keyCount]), orUnknown(config[keyProcesses]), command)
+}
+
 // writeAreaEnd writes what follows an area's table: the ranges of its rows
 // measured in separate processes, the table of costs by size for the scale
 // area, that of sharded replicas for the real-server area, and its notes.
@@ -171,8 +215,8 @@ func writeAreaEnd(b *strings.Builder, res *results, area string, outs []outcome,
 	var ranges []string
 	for _, o := range outs {
 		if o.processes > 0 {
-			ranges = append(ranges, fmt.Sprintf("- %s (%s), %d processes: client-go %s–%s, typedcache %s–%s, ratio %s–%s.",
-				o.what, o.unit, o.processes, formatValue(o.cgRange[0]), formatValue(o.cgRange[1]),
+			ranges = append(ranges, fmt.Sprintf("- %s (%s), %d processes: %s %s–%s, typedcache %s–%s, ratio %s–%s.",
+				o.what, o.unit, o.processes, baselineOf(area), formatValue(o.cgRange[0]), formatValue(o.cgRange[1]),
 				formatValue(o.tcRange[0]), formatValue(o.tcRange[1]), formatRatio(o.ratioRange[0]), formatRatio(o.ratioRange[1])))
 		}
 	}

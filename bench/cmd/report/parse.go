@@ -19,26 +19,34 @@ const (
 // (its name without the impl= component and without the GOMAXPROCS
 // suffix), for each implementation, for each unit, one value per count.
 type results struct {
-	cpu     string
-	goos    string
-	goarch  string
-	config  map[string]string // the report's own "report-*: value" lines
+	cpu    string
+	goos   string
+	goarch string
+	config map[string]string // the report's own "report-*: value" lines
+	// later holds the configuration lines of each run joined after the
+	// first (-from a concatenation of raw outputs): later[0] is run 1's.
+	later   []map[string]string
 	samples map[string]map[string]map[string][]sample
 }
 
 // A sample is one value of a benchmark's unit, and the process it came
 // from: 0 for the main run of the suite, 1, 2, ... for the separate
 // processes of the rows that are run in several (see separate), which the
-// raw output introduces with a "report-process: N" line.
+// raw output introduces with a "report-process: N" line; and the run it
+// came from, 0 for the first of a raw output that joins several.
+// Processes are numbered across runs: those of a later run follow those
+// of the runs before it.
 type sample struct {
 	value   float64
 	process int
+	run     int
 }
 
 // parse reads the output of go test -bench.
 func parse(r io.Reader) (*results, error) {
 	res := &results{config: make(map[string]string), samples: make(map[string]map[string]map[string][]sample)}
-	process := 0
+	// offset is the number of processes of the runs before this one.
+	process, run, offset, lastProcess := 0, 0, 0, 0
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -51,11 +59,27 @@ func parse(r io.Reader) (*results, error) {
 		case strings.HasPrefix(line, "goarch: "):
 			res.goarch = strings.TrimPrefix(line, "goarch: ")
 		case strings.HasPrefix(line, "Benchmark"):
-			res.addLine(line, process)
+			res.addLine(line, process, run)
 		case strings.HasPrefix(line, keyProcess+": "):
 			process, _ = strconv.Atoi(strings.TrimPrefix(line, keyProcess+": "))
+			if process > 0 {
+				process += offset
+				lastProcess = max(lastProcess, process)
+			}
 		case strings.HasPrefix(line, "report-"):
-			if k, v, ok := strings.Cut(line, ": "); ok {
+			k, v, ok := strings.Cut(line, ": ")
+			if !ok {
+				continue
+			}
+			if _, seen := res.config[keyDate]; k == keyDate && seen {
+				// The header of a run joined after the first.
+				run++
+				offset, process = lastProcess, 0
+				res.later = append(res.later, make(map[string]string))
+			}
+			if run > 0 && !strings.HasPrefix(k, keyServer) {
+				res.later[run-1][k] = v
+			} else {
 				res.config[k] = v
 			}
 		}
@@ -64,9 +88,9 @@ func parse(r io.Reader) (*results, error) {
 }
 
 // addLine records one result line: name, iterations, then value-unit
-// pairs, from the given process. Lines that are not results (a benchmark
+// pairs, from the given process and run. Lines that are not results (a benchmark
 // that logged, or failed) are ignored.
-func (res *results) addLine(line string, process int) {
+func (res *results) addLine(line string, process, run int) {
 	f := strings.Fields(line)
 	if len(f) < 4 || len(f)%2 != 0 {
 		return
@@ -93,7 +117,7 @@ func (res *results) addLine(line string, process int) {
 		if err != nil {
 			continue
 		}
-		byUnit[f[i+1]] = append(byUnit[f[i+1]], sample{v, process})
+		byUnit[f[i+1]] = append(byUnit[f[i+1]], sample{v, process, run})
 	}
 }
 
@@ -119,6 +143,20 @@ func splitName(full string) (name, impl string, ok bool) {
 		return "", "", false
 	}
 	return strings.Join(kept, "/"), impl, true
+}
+
+// runOf returns the run one benchmark's samples come from: the latest,
+// if several measured it.
+func (res *results) runOf(name string) int {
+	run := 0
+	for _, byUnit := range res.samples[name] {
+		for _, samples := range byUnit {
+			for _, s := range samples {
+				run = max(run, s.run)
+			}
+		}
+	}
+	return run
 }
 
 // values returns one benchmark's values of unit for impl.

@@ -25,7 +25,15 @@ type separateBench struct {
 // separate lists the benchmarks run in separate processes.
 var separate = []separateBench{
 	{"./informer", "BenchmarkInformerLatency"},
+	{"./controller", "BenchmarkControllerReconciles"},
+	{"./controller", "BenchmarkControllerStart"},
+	{"./controller", "BenchmarkControllerIdleManager"},
 }
+
+// processEnv names the variable that gives each separate process its
+// number, so that a benchmark can alternate the order of its
+// implementations from one process to the next (bench/controller does).
+const processEnv = "BENCH_PROCESS"
 
 // keyProcess introduces, in the raw output, the output of separate process
 // N: "report-process: N". Process 0 is the main run.
@@ -115,6 +123,7 @@ func runSeparate(dir string, processes int, quick bool, benchtime, filter string
 			fmt.Fprintf(os.Stderr, "%s %s (process %d)\n", s.pkg, strings.Join(args, " "), process)
 			cmd := exec.Command(bin, args...)
 			cmd.Dir = filepath.Join(dir, s.pkg)
+			cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", processEnv, process))
 			cmd.Stdout = out
 			cmd.Stderr = os.Stderr
 			if err := cmd.Run(); err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -181,7 +182,7 @@ func TestSeparateProcesses(t *testing.T) {
 	for _, w := range []string{
 		"| send-to-handler latency at 10k events/s | p99-ns | 60.0k | 20.0k | 3.00× | ≥ 3x | yes | 3 procs: 2.00×–6.00× |",
 		"- send-to-handler latency at 10k events/s (p99-ns), 3 processes: client-go 40.0k–200k, typedcache 10.0k–40.0k, ratio 2.00×–6.00×.",
-		"The latency rows run in 3 separate processes",
+		"The latency and controller rows run in 3 separate processes",
 	} {
 		if !strings.Contains(md.String(), w) {
 			t.Errorf("RESULTS.md lacks %q:\n%s", w, md.String())
@@ -357,4 +358,76 @@ func configOf(t *testing.T, raw string) map[string]string {
 		t.Fatal(err)
 	}
 	return res.config
+}
+
+// controllerRun is a later run of the controller rows alone, in two
+// processes, to be joined to a full run's output.
+const controllerRun = `report-date: 2026-02-03 04:05 UTC
+report-commit: def456
+report-go: go1.26.8
+report-cpus: 2
+report-mode: full
+report-count: 10
+report-processes: 2
+report-bench: BenchmarkController
+report-process: 1
+BenchmarkControllerReconciles/impl=controller-runtime-2 	 1	 1000 ns/op	 20000 reconciles/s	 50 allocs/reconcile
+BenchmarkControllerReconciles/impl=typedcache-2         	 1	 1000 ns/op	 100000 reconciles/s	 5 allocs/reconcile
+report-process: 2
+BenchmarkControllerReconciles/impl=typedcache-2         	 1	 1000 ns/op	 50000 reconciles/s	 6 allocs/reconcile
+BenchmarkControllerReconciles/impl=controller-runtime-2 	 1	 1000 ns/op	 25000 reconciles/s	 60 allocs/reconcile
+report-process: 0
+`
+
+// TestJoinedRuns checks a full run's output joined with a later run of
+// some rows (-from): the report keeps the first run's facts, states the
+// later run's under its area's heading, and keeps the processes of the
+// two runs apart.
+func TestJoinedRuns(t *testing.T) {
+	first := runInfo{date: "2026-01-02 03:04 UTC", commit: "abc123", goVersion: "go1.26.8", cpus: 2, count: 10, processes: 3, command: "go run ./cmd/report"}
+	res, err := parse(strings.NewReader(first.header() + sampleRun + separateRun + controllerRun))
+	if err != nil {
+		t.Fatal(err)
+	}
+	info := runInfo{svgName: svgName, rawName: rawName}
+	info.restore(res.config)
+	if info.date != first.date || info.commit != first.commit || info.processes != 3 || info.command != first.command {
+		t.Errorf("restore = %+v; want the first run's %+v", info, first)
+	}
+	if got := res.runOf("BenchmarkControllerReconciles"); got != 1 {
+		t.Errorf("runOf(controller) = %d; want 1", got)
+	}
+	if got := slices.Sorted(maps.Keys(res.processMedians("BenchmarkControllerReconciles", implTypedcache, "reconciles/s"))); !slices.Equal(got, []int{4, 5}) {
+		t.Errorf("controller processes = %v; want [4 5], after the first run's 3", got)
+	}
+	outs := evaluate(res)
+	var o outcome
+	for _, x := range outs {
+		if x.bench == "BenchmarkControllerReconciles" && x.unit == "allocs/reconcile" {
+			o = x
+		}
+	}
+	if o.cg != 55 || o.tc != 5.5 || o.processes != 2 || !o.met() {
+		t.Errorf("allocs/reconcile outcome = %+v; want controller-runtime 55, typedcache 5.5, 2 processes, met", o)
+	}
+
+	var md bytes.Buffer
+	if err := writeMarkdown(&md, info, res, outs); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{
+		"- Run: 2026-01-02 03:04 UTC, commit `abc123`",
+		"## controller vs controller-runtime\n\nRun: 2026-02-03 04:05 UTC, commit `def456`, full sizes, `-count 10`, 2 processes for the rows run in several; command `go run ./cmd/report -bench 'BenchmarkController'`",
+		"| workload | unit | controller-runtime | typedcache | ratio | target | met | noise |\n",
+		"| reconciles/s | 22.5k | 75.0k | 3.33× | ≥ 3x | yes | 2 procs: 2.00×–5.00× |",
+		"| allocs/reconcile | 55.0 | 5.50 | 10.0× | ≤ 0.5x controller-runtime | yes | 2 procs: 10.0×–10.0× |",
+		"(reconciles/s), 2 processes: controller-runtime 20.0k–25.0k, typedcache 50.0k–100k, ratio 2.00×–5.00×.",
+	} {
+		if !strings.Contains(md.String(), w) {
+			t.Errorf("RESULTS.md lacks %q:\n%s", w, md.String())
+		}
+	}
+	if strings.Contains(md.String(), "## queue\n\nRun:") {
+		t.Errorf("the first run's areas state a run of their own:\n%s", md.String())
+	}
 }

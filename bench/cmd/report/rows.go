@@ -51,7 +51,8 @@ var notes = map[string][]string{
 		"cpu-ns is the process's user + system CPU time (getrusage) around the timed region, divided by the objects or updates: decoding, TLS, HTTP/2 and garbage collection on every goroutine count. Heap per cached object is the live heap while the synced informer runs minus the live heap once it has stopped, each after a collection, divided by the objects.",
 		"typedcache decodes the responses of client-go's generated typed clients itself (protobuf through a decoder compiled per type from the types' protobuf tags, tested equal to their generated Unmarshal; JSON token by token, the metadata, times and maps of strings by code of its own and the rest through go-json-experiment, with client-go's semantics, held to client-go's decoding by a fuzz test). The objects it decodes share their repeated strings and managedFields field sets as they are decoded, and, since these informers have no Transform and so list and watch read-only, their equal maps (labels, annotations, data, resource lists) and, on protobuf, their equal slices of messages (containers, volumes) and messages (probes, resources, volume sources) as they are decoded, found by the bytes of their encoding and not decoded again (`kube.Options.MapSharing`, whose default these rows keep). client-go's objects share nothing. The nomanaged rows drop managedFields on both sides: `kube.Options.DropManagedFields` for typedcache, a transform for client-go (controller-runtime's TransformStripManagedFields).",
 	},
-	priorityArea: priorityNotes,
+	priorityArea:   priorityNotes,
+	controllerArea: controllerNotes,
 	customArea: {
 		"The reflector and informer rows with typedcache reading its own reflector.ListerWatcher (internal/source.Typed), which hands over pointers built before the timer and copies nothing: the path of custom sources. Client-go's side is the same as on the Kubernetes path. No targets: they apply to the Kubernetes path.",
 	},
@@ -123,7 +124,7 @@ func ratio(cg, tc float64, unit string) float64 {
 // rows lists every reported metric in table order, with the targets of the
 // package issues. Benchmarks keep their full-size names in -quick mode,
 // where sizes are divided by ten.
-var rows = append(withCustomSources(withPriorityRows([]row{
+var rows = append(withCustomSources(withPriorityRows(append([]row{
 	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1000 distinct keys", "ns/item", ratioAtLeast(1.5)},
 	{"queue", "BenchmarkQueueAddGetDone/keys=distinct", "Add/Get/Done, 1000 distinct keys (op: 1000 items)", "allocs/op", atMost(0, "0 allocs")},
 	{"queue", "BenchmarkQueueAddGetDone/keys=duplicates", "Add/Get/Done, 1000 adds of 10 keys", "ns/item", nil},
@@ -214,7 +215,7 @@ var rows = append(withCustomSources(withPriorityRows([]row{
 	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers: live heap", "heap-B", nil},
 	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers: goroutine stacks", "stack-B", nil},
 	{scaleArea, "BenchmarkInformerFactory/informers=50/path=kube", "factory of 50 idle informers", "goroutines", nil},
-})), serverRows()...)
+}, controllerRows...))), serverRows()...)
 
 // ratioAbove1 is met when typedcache is strictly better.
 func ratioAbove1(text string) *target {

@@ -33,6 +33,7 @@ const (
 // Keys of the configuration lines that describe the real-server run,
 // which may come from another run than the rest (see -from).
 const (
+	keyServer       = "report-server-" // the prefix of them all
 	keyServerDate   = "report-server-date"
 	keyServerCommit = "report-server-commit"
 	keyServerMode   = "report-server-mode"
