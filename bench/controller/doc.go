@@ -8,11 +8,12 @@
 // an owned object queueing its controller owner, a reconcile that reads
 // the primary object from the cache and does nothing else, and 4 workers.
 // typedcache's is controller.New with controller.For on the Deployments'
-// informer and controller.Watches on the ReplicaSets' with a map function
-// that reads the controller owner reference, run by a controller.Manager;
-// controller-runtime's is builder.ControllerManagedBy(mgr).For(Deployment)
-// .Owns(ReplicaSet), run by its manager, whose reconcile reads through
-// the manager's client (from the cache).
+// informer and kube.Owns on the ReplicaSets' (controller.Watches with a
+// map function that reads the controller owner reference), run by a
+// controller.Manager; controller-runtime's is
+// builder.ControllerManagedBy(mgr).For(Deployment).Owns(ReplicaSet), run
+// by its manager, whose reconcile reads through the manager's client
+// (from the cache).
 //
 // Both read the same in-memory client-go source of each resource
 // (internal/source.ClientGo): typedcache through the kube adapter

@@ -32,7 +32,6 @@ import (
 	"github.com/typedcache/typedcache/bench/internal/source"
 	"github.com/typedcache/typedcache/controller"
 	"github.com/typedcache/typedcache/informer"
-	"github.com/typedcache/typedcache/keys"
 	"github.com/typedcache/typedcache/kube"
 	"github.com/typedcache/typedcache/queue"
 )
@@ -146,7 +145,7 @@ func startTypedcache(b testing.TB, srcs sources, controllers int, reconciled fun
 		if err := controller.For(c, deployments); err != nil {
 			b.Fatal(err)
 		}
-		if err := controller.Watches(c, replicaSets, controllerOwner); err != nil {
+		if err := kube.Owns[*appsv1.Deployment](c, replicaSets); err != nil {
 			b.Fatal(err)
 		}
 		if err := m.Add(c); err != nil {
@@ -173,17 +172,6 @@ func startTypedcache(b testing.TB, srcs sources, controllers int, reconciled fun
 			}
 		},
 	}
-}
-
-// controllerOwner maps a ReplicaSet to the key of the Deployment that is
-// its controller owner, as controller-runtime's Owns does.
-func controllerOwner(rs *appsv1.ReplicaSet) []string {
-	for _, ref := range rs.OwnerReferences {
-		if ref.Controller != nil && *ref.Controller && ref.Kind == "Deployment" && ref.APIVersion == "apps/v1" {
-			return []string{keys.Join(rs.Namespace, ref.Name)}
-		}
-	}
-	return nil
 }
 
 // startControllerRuntime runs controller-runtime's manager with
